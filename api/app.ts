@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+import type { Logger } from 'pino';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { RequestContext, type MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from './config.js';
+import type { TemporalHandle } from '../temporal/client.js';
+import { createOpenApiRegistry, type OpenApi } from './openapi.js';
+import { ApiError } from './errors.js';
+import { authPlugin } from './plugins/auth.js';
+import { commonHeadersPlugin } from './plugins/common-headers.js';
+import { errorHandlerPlugin, sendError } from './plugins/error-handler.js';
+import { corsPlugin } from './plugins/cors.js';
+import { rawJsonBody } from './plugins/raw-json-body.js';
+import { meRoutes } from './routes/me.js';
+import { metaRoutes } from './routes/meta.js';
+import { createLogger } from './logger.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config;
+    orm: MikroORM;
+    temporal: TemporalHandle;
+    openapi: OpenApi;
+  }
+}
+
+export interface AppDeps {
+  config: Config;
+  orm: MikroORM;
+  temporal: TemporalHandle;
+  /** Defaults to JSON logs on stdout at the configured level. */
+  logger?: Logger;
+}
+
+/** Composes the whole HTTP service; does not listen. */
+export async function buildApp({ config, orm, temporal, logger }: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: (logger ?? createLogger(config.logLevel)) as FastifyBaseLogger,
+    bodyLimit: 1_048_576,
+    trustProxy: config.trustProxy,
+    genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
+    // Malformed URLs fail before any hook runs, so this path sets the envelope and headers itself.
+    frameworkErrors: (err, request, reply) =>
+      sendError(request, reply as FastifyReply, new ApiError('invalid_request', `The URL is malformed: ${err.message}`)),
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.decorate('config', config);
+  app.decorate('orm', orm);
+  app.decorate('temporal', temporal);
+  app.decorate('openapi', createOpenApiRegistry());
+
+  app.addHook('onRequest', (_request, _reply, done) => RequestContext.create(orm.em, done));
+  await app.register(errorHandlerPlugin);
+  await app.register(commonHeadersPlugin);
+  await app.register(corsPlugin);
+  await app.register(authPlugin);
+  await app.register(rawJsonBody);
+
+  await app.register(meRoutes);
+  await app.register(metaRoutes);
+  return app;
+}

@@ -1,0 +1,100 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Scope } from '../../domain/scopes.js';
+import type { StorePlan } from '../../domain/store.js';
+
+/** Who is calling: the key's facts that routes need. */
+export interface Principal {
+  keyId: string;
+  kind: 'secret' | 'publishable' | 'legacy';
+  connectionId: string | null;
+  storeId: string;
+  plan: StorePlan;
+  scopes: Scope[];
+  origins: string[];
+}
+
+export interface KeyHit {
+  principal: Principal;
+  resetAt: number;
+  keyCount: number;
+  visitorCount: number | null;
+}
+
+// One statement: find the live key and its store's plan, and bump the key's counter (and, for a
+// publishable key, the visitor's) for the current minute. Row locks of the upsert make it exact under concurrency.
+const KEY_AND_COUNT_SQL = `
+with k as (
+  select k.id, k.kind, k.scopes, k.origins, k.connection_id, k.store_id, s.plan
+  from api_keys k join stores s on s.id = k.store_id
+  where k.key_hash = ? and k.revoked_at is null
+), w as (select date_trunc('minute', now()) as ws),
+b as (
+  select 'key:' || k.id as bucket from k
+  union all
+  select 'visitor:' || k.id || ':' || ?::text from k where k.kind = 'publishable'
+), hits as (
+  insert into rate_limit_counters as c (bucket, window_start, count)
+  select b.bucket, w.ws, 1 from b, w
+  order by b.bucket
+  on conflict (bucket, window_start) do update set count = c.count + 1
+  returning c.bucket, c.count
+)
+select k.id, k.kind, k.scopes, k.origins, k.connection_id, k.store_id, k.plan,
+  extract(epoch from w.ws)::bigint + 60 as reset_at,
+  (select count from hits where bucket like 'key:%') as key_count,
+  (select count from hits where bucket like 'visitor:%') as visitor_count
+from k, w`;
+
+interface KeyRow {
+  id: string;
+  kind: Principal['kind'];
+  scopes: Scope[];
+  origins: string[];
+  connection_id: string | null;
+  store_id: string;
+  plan: StorePlan;
+  reset_at: string | number;
+  key_count: number;
+  visitor_count: number | null;
+}
+
+/** Finds a live key by hash and counts this request against it; null when no such live key. */
+export async function findKeyAndCount(em: EntityManager, keyHash: string, visitorIp: string): Promise<KeyHit | null> {
+  const rows = await em.getConnection().execute<KeyRow[]>(KEY_AND_COUNT_SQL, [keyHash, visitorIp], 'all');
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    principal: {
+      keyId: row.id,
+      kind: row.kind,
+      connectionId: row.connection_id,
+      storeId: row.store_id,
+      plan: row.plan,
+      scopes: row.scopes,
+      origins: row.origins,
+    },
+    resetAt: Number(row.reset_at),
+    keyCount: row.key_count,
+    visitorCount: row.visitor_count,
+  };
+}
+
+const ANONYMOUS_COUNT_SQL = `
+insert into rate_limit_counters as c (bucket, window_start, count)
+values (?, date_trunc('minute', now()), 1)
+on conflict (bucket, window_start) do update set count = c.count + 1
+returning c.count, extract(epoch from c.window_start)::bigint + 60 as reset_at`;
+
+/** Counts a keyless (or failed-key) request against the client IP. */
+export async function countAnonymous(em: EntityManager, ip: string): Promise<{ count: number; resetAt: number }> {
+  const rows = await em.getConnection().execute<{ count: number; reset_at: string }[]>(ANONYMOUS_COUNT_SQL, [`ip:${ip}`], 'all');
+  return { count: rows[0]!.count, resetAt: Number(rows[0]!.reset_at) };
+}
+
+/** True when some live publishable key lists this origin (answers CORS preflights, which carry no key). */
+export async function isKnownOrigin(em: EntityManager, origin: string): Promise<boolean> {
+  const rows = await em
+    .getConnection()
+    .execute<unknown[]>(`select 1 from api_keys where kind = 'publishable' and revoked_at is null and origins @> array[?::text] limit 1`, [origin], 'all');
+  return rows.length > 0;
+}

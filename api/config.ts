@@ -1,0 +1,94 @@
+import { z } from 'zod';
+
+const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const seconds = z.coerce.number().int().positive();
+
+/** The environment of CONTRACT.md, parsed once at boot; nothing else reads process.env. */
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  TEMPORAL_ADDRESS: z.string().min(1).optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('store-commerce'),
+  CONNECT_CODE_TTL_SECONDS: seconds.default(600),
+  CHECKOUT_TTL_SECONDS: seconds.default(86_400),
+  TRACKING_MAX_WRONG_CONTACT: z.coerce.number().int().positive().default(5),
+  TRACKING_LOCKOUT_SECONDS: seconds.default(900),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(8000),
+  ALLOW_LOOPBACK_TARGETS: flag.default(false),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATA_DIR: z.string().min(1).default('.data'),
+  TRUST_PROXY: flag.default(false),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string;
+  /** `{base_url}` of the spec: PUBLIC_URL + /api/v1. */
+  baseUrl: string;
+  databaseUrl: string | undefined;
+  temporalAddress: string | undefined;
+  temporalNamespace: string;
+  taskQueue: string;
+  connectCodeTtlSeconds: number;
+  checkoutTtlSeconds: number;
+  trackingMaxWrongContact: number;
+  trackingLockoutSeconds: number;
+  webhookTimeoutMs: number;
+  allowLoopbackTargets: boolean;
+  logLevel: Env['LOG_LEVEL'];
+  dataDir: string;
+  trustProxy: boolean;
+}
+
+/** Config with both backing services resolved (what the API and the worker run with). */
+export type ResolvedConfig = Config & { databaseUrl: string; temporalAddress: string };
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; throws ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const publicUrl = (e.PUBLIC_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(/\/+$/, '');
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl,
+    baseUrl: `${publicUrl}/api/v1`,
+    databaseUrl: e.DATABASE_URL,
+    temporalAddress: e.TEMPORAL_ADDRESS,
+    temporalNamespace: e.TEMPORAL_NAMESPACE,
+    taskQueue: e.TEMPORAL_TASK_QUEUE,
+    connectCodeTtlSeconds: e.CONNECT_CODE_TTL_SECONDS,
+    checkoutTtlSeconds: e.CHECKOUT_TTL_SECONDS,
+    trackingMaxWrongContact: e.TRACKING_MAX_WRONG_CONTACT,
+    trackingLockoutSeconds: e.TRACKING_LOCKOUT_SECONDS,
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    allowLoopbackTargets: e.ALLOW_LOOPBACK_TARGETS,
+    logLevel: e.LOG_LEVEL,
+    dataDir: e.DATA_DIR,
+    trustProxy: e.TRUST_PROXY,
+  };
+}
+
+/** Narrows a config to one whose PostgreSQL and Temporal addresses are known. */
+export function requireResolved(config: Config): ResolvedConfig {
+  const missing = [
+    config.databaseUrl ? null : 'DATABASE_URL',
+    config.temporalAddress ? null : 'TEMPORAL_ADDRESS',
+  ].filter(Boolean);
+  if (missing.length) {
+    throw new ConfigError(`${missing.join(' and ')} must be set here (npm start starts local ones for you).`);
+  }
+  return config as ResolvedConfig;
+}

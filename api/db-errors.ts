@@ -1,0 +1,21 @@
+/** True when an error means PostgreSQL cannot be reached or is going away: answer 503, not 500. */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e: any = err, depth = 0; e && depth < 5; e = e.cause, depth++) {
+    const code = typeof e.code === 'string' ? e.code : '';
+    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '53300'].includes(code)) return true;
+    if (code.startsWith('08')) return true;
+    const name = typeof e.name === 'string' ? e.name : '';
+    if (name === 'ConnectionException') return true;
+    const message = typeof e.message === 'string' ? e.message : '';
+    if (/Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection/i.test(message)) return true;
+  }
+  return false;
+}
+
+/** True when the Temporal service could not be reached. */
+export function isTemporalUnavailable(err: unknown): boolean {
+  for (let e: any = err, depth = 0; e && depth < 5; e = e.cause, depth++) {
+    if (e.name === 'ServiceError' || e.name === 'TransportError' || e.code === 14 /* grpc UNAVAILABLE */) return true;
+  }
+  return false;
+}

@@ -1,0 +1,94 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { ErrorBody } from './schemas/common.js';
+import type { Access } from './access.js';
+import { ERROR_STATUS, type ErrorCode } from './errors.js';
+
+const ERROR_TEXT: Record<ErrorCode, string> = {
+  invalid_request: 'Malformed request or bad field value; param names the field.',
+  unauthorized: 'Key missing, wrong or revoked.',
+  forbidden: 'Wrong kind of key, missing permission, secret key from a browser, or publishable key from a website not on its list.',
+  not_found: 'No such resource in this store.',
+  conflict: 'Clash with the current state.',
+  payload_too_large: 'Body over 1 MB.',
+  unprocessable: 'Well formed but cannot be carried out.',
+  rate_limited: 'Over the rate limit; Retry-After gives the seconds to wait.',
+  internal_error: 'Failure on the service side.',
+  unavailable: 'A backing service is briefly unavailable; retry shortly.',
+};
+
+const KEY_WORDS: Record<Access['keys'], string> = {
+  any: 'Any valid key.',
+  secret: 'A secret key (secret, legacy or connection key).',
+  secret_or_publishable: 'A secret or a publishable key.',
+  connection: 'A connection key only.',
+  none: 'No key.',
+};
+
+const rateHeaders = {
+  'X-Request-Id': { schema: { type: 'string' as const }, description: 'Identifies this request; quote it to support.' },
+  'X-RateLimit-Limit': { schema: { type: 'integer' as const }, description: 'Requests allowed per minute.' },
+  'X-RateLimit-Remaining': { schema: { type: 'integer' as const }, description: 'Requests left in the current minute.' },
+  'X-RateLimit-Reset': { schema: { type: 'integer' as const }, description: 'Unix seconds when the minute ends.' },
+  'Cache-Control': { schema: { type: 'string' as const, const: 'no-store' } },
+};
+
+/** Builds the OpenAPI registry of one app: security schemes and shared components. */
+export function createOpenApiRegistry() {
+  const registry = new OpenAPIRegistry();
+  registry.register('Error', ErrorBody);
+  const bearer = registry.registerComponent('securitySchemes', 'bearerKey', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Authorization: Bearer svc_live_sk_… (secret), svc_live_pk_… (publishable) or svc_live_… (legacy).',
+  });
+  const header = registry.registerComponent('securitySchemes', 'apiKeyHeader', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Api-Key',
+    description: 'The same key in the X-Api-Key header. A key in the URL is refused.',
+  });
+  return { registry, security: [{ [bearer.name]: [] }, { [header.name]: [] }] };
+}
+export type OpenApi = ReturnType<typeof createOpenApiRegistry>;
+
+/** The documented error responses of a route: the common ones for its access, plus its own. */
+export function errorResponses(access: Access, hasBody: boolean, own: ErrorCode[]) {
+  const codes = new Set<ErrorCode>(['invalid_request', 'rate_limited', 'internal_error', 'unavailable', ...own]);
+  if (access.keys !== 'none') ['unauthorized', 'forbidden'].forEach((c) => codes.add(c as ErrorCode));
+  if (hasBody) codes.add('payload_too_large');
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  return Object.fromEntries(
+    [...byStatus].map(([status, list]) => [
+      status,
+      {
+        description: list.map((c) => `${c}: ${ERROR_TEXT[c]}`).join(' '),
+        headers: status === 429 ? { ...rateHeaders, 'Retry-After': { schema: { type: 'integer' as const } } } : rateHeaders,
+        content: { 'application/json': { schema: ErrorBody } },
+      },
+    ]),
+  );
+}
+
+export const successHeaders = rateHeaders;
+
+/** Describes the key a route needs, for the operation's description. */
+export function accessWords(access: Access): string {
+  return `Key: ${KEY_WORDS[access.keys]}${access.permission ? ` Permission: ${access.permission}.` : ''}`;
+}
+
+/** The OpenAPI 3.1 document of everything registered. */
+export function generateOpenApiDocument(openapi: OpenApi, baseUrl: string) {
+  return new OpenApiGeneratorV31(openapi.registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Store Commerce API',
+      version: '1.0.0',
+      description:
+        'Store-scoped API for catalogue, checkout, orders, tracking, webhooks and plugin connections. ' +
+        'JSON bodies up to 1 MB, dates in ISO 8601 UTC, money as plain decimal numbers. Every response carries ' +
+        'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset and Cache-Control: no-store.',
+    },
+    servers: [{ url: baseUrl }],
+  });
+}

@@ -1,0 +1,60 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { isDatabaseUnavailable, isTemporalUnavailable } from '../db-errors.js';
+import { ApiError, type ErrorCode } from '../errors.js';
+import { setCommonHeaders } from './common-headers.js';
+
+export interface ErrorEnvelope {
+  error: { code: ErrorCode; message: string; param?: string; request_id: string };
+}
+
+/** Converts any thrown value into the spec's error envelope; unexpected ones are logged and hidden. */
+export function toApiError(err: unknown, request: FastifyRequest): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = err as FastifyError;
+  if (hasZodFastifySchemaValidationErrors(e)) {
+    const first = e.validation[0]!;
+    const param = first.instancePath.split('/').filter(Boolean).join('.');
+    return new ApiError('invalid_request', `${param ? `${param}: ` : ''}${first.message ?? 'invalid value'}`, param || undefined);
+  }
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('payload_too_large', 'The request body is larger than 1 MB.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('invalid_request', 'The request body is not valid JSON.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('invalid_request', 'Send the request body as application/json.');
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('invalid_request', 'The URL is malformed.');
+  }
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return new ApiError('invalid_request', e.message);
+  }
+  if (isDatabaseUnavailable(err) || isTemporalUnavailable(err)) {
+    request.log.error({ err }, 'backing service unavailable');
+    return new ApiError('unavailable', 'The service is briefly unavailable; retry shortly.', undefined, { 'retry-after': '5' });
+  }
+  request.log.error({ err }, 'unhandled error');
+  return new ApiError('internal_error', 'Something went wrong on our side. Quote the request id when you contact support.');
+}
+
+/** Sends an ApiError as the envelope, with the common headers set. */
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
+  const body: ErrorEnvelope = {
+    error: { code: error.code, message: error.message, ...(error.param ? { param: error.param } : {}), request_id: request.id },
+  };
+  if (error.headers) reply.headers(error.headers);
+  setCommonHeaders(request, reply);
+  return reply.status(error.status).type('application/json; charset=utf-8').send(body);
+}
+
+export const errorHandlerPlugin = fp(async (app: FastifyInstance) => {
+  app.setErrorHandler((err, request, reply) => sendError(request, reply, toApiError(err, request)));
+  // Fastify also lands here for a known path with a method it does not have.
+  app.setNotFoundHandler((request, reply) =>
+    sendError(request, reply, new ApiError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)),
+  );
+});

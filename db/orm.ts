@@ -1,0 +1,45 @@
+import { defineConfig, MikroORM } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import { entities } from './entities/index.js';
+import { migrationsList } from './migrations/index.js';
+import pg from 'pg';
+
+export interface OrmOptions {
+  databaseUrl: string;
+  /** Connections this process may hold; keep small: API, worker and CLI share one server. */
+  poolMax?: number;
+  debug?: boolean;
+}
+
+/** The single MikroORM configuration used by the API, the worker, the CLI and tests. */
+export const ormConfig = ({ databaseUrl, poolMax = 10, debug = false }: OrmOptions) =>
+  defineConfig({
+    clientUrl: databaseUrl,
+    entities,
+    extensions: [Migrator],
+    migrations: { migrationsList, snapshot: false, transactional: true, allOrNothing: true },
+    pool: { min: 0, max: poolMax },
+    debug,
+    // Entities are hydrated per request; no metadata cache on disk.
+    metadataCache: { enabled: false },
+  });
+
+/** Opens an ORM (connections are made lazily on first use). */
+export async function openOrm(options: OrmOptions): Promise<MikroORM> {
+  return MikroORM.init(ormConfig(options));
+}
+
+/** Applies pending migrations; safe to run from several processes at once (advisory lock). */
+export async function migrate(orm: MikroORM, databaseUrl: string): Promise<void> {
+  // The lock lives on its own session so it guards the migrator whichever pooled connection it uses.
+  const lock = new pg.Client({ connectionString: databaseUrl });
+  await lock.connect();
+  try {
+    await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await orm.migrator.up();
+  } finally {
+    await lock.end();
+  }
+}
+
+const MIGRATION_LOCK = 727_001;

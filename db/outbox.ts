@@ -1,0 +1,43 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SearchAttributeName } from '../workflows/definitions.js';
+
+export interface WorkflowHandOff {
+  workflowType: string;
+  workflowId: string;
+  args: unknown[];
+  searchAttributes: Partial<Record<SearchAttributeName, string>>;
+  /** One line shown in the Temporal Web UI. */
+  summary?: string;
+  /** When set, the relay signals the workflow (starting it first if needed). */
+  signal?: { name: string; args: unknown[] };
+}
+
+/** The outbox's channel: the relay wakes on it right after the writing transaction commits. */
+export const OUTBOX_CHANNEL = 'outbox';
+
+/**
+ * Queues hand-offs to Temporal inside the caller's transaction: they exist if and only if the change
+ * commits. One INSERT for any number of rows, plus a NOTIFY that PostgreSQL delivers at commit.
+ */
+export async function enqueueHandOffs(em: EntityManager, handOffs: WorkflowHandOff[]): Promise<void> {
+  if (handOffs.length === 0) return;
+  const values: unknown[] = [];
+  const rows = handOffs.map((h) => {
+    values.push(
+      h.signal ? 'signal_with_start' : 'start',
+      h.workflowType,
+      h.workflowId,
+      JSON.stringify(h.args),
+      h.signal?.name ?? null,
+      h.signal ? JSON.stringify(h.signal.args) : null,
+      JSON.stringify(h.searchAttributes),
+      h.summary ?? null,
+    );
+    return '(?, ?, ?, ?::jsonb, ?, ?::jsonb, ?::jsonb, ?)';
+  });
+  await em.execute(
+    `insert into outbox (action, workflow_type, workflow_id, args, signal_name, signal_args, search_attributes, summary) values ${rows.join(', ')}`,
+    values,
+  );
+  await em.execute(`select pg_notify('${OUTBOX_CHANNEL}', '')`);
+}

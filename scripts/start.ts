@@ -1,0 +1,85 @@
+// `npm start`: the whole service on one machine, with local PostgreSQL and Temporal when none are configured.
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildApp } from '../api/app.js';
+import { ConfigError, loadConfig, type ResolvedConfig } from '../api/config.js';
+import { createLogger } from '../api/logger.js';
+import { startEmbeddedPostgres } from '../db/embedded.js';
+import { migrate, openOrm } from '../db/orm.js';
+import { seedDemoStore } from '../services/demo.js';
+import { createTemporalClient } from '../temporal/client.js';
+import { ensureTemporalCli, startDevServer } from '../temporal/dev-server.js';
+import { startWorker } from '../temporal/worker.js';
+
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+const say = (line: string) => console.log(`[start] ${line}`);
+const stops: (() => Promise<unknown>)[] = [];
+
+async function main() {
+  const config = loadConfig();
+  const dataDir = resolve(repoRoot, config.dataDir);
+
+  let databaseUrl = config.databaseUrl;
+  if (!databaseUrl) {
+    say(`starting embedded PostgreSQL under ${config.dataDir}/pg …`);
+    const pg = await startEmbeddedPostgres(resolve(dataDir, 'pg'));
+    stops.unshift(() => pg.stop());
+    databaseUrl = pg.url;
+  }
+
+  let temporalAddress = config.temporalAddress;
+  let uiUrl: string | null = null;
+  if (!temporalAddress) {
+    const cli = ensureTemporalCli(repoRoot, say);
+    say('starting the Temporal dev server …');
+    const server = await startDevServer({ cli, dbFile: resolve(dataDir, 'temporal.db'), ui: true, port: 7233, uiPort: 8233, logFile: resolve(dataDir, 'temporal.log'), namespace: config.temporalNamespace });
+    stops.unshift(() => server.stop());
+    temporalAddress = server.address;
+    uiUrl = server.uiUrl;
+  }
+
+  const resolved: ResolvedConfig = { ...config, databaseUrl, temporalAddress };
+  const log = createLogger(config.logLevel);
+  const orm = await openOrm({ databaseUrl });
+  stops.unshift(() => orm.close());
+  say('applying migrations …');
+  await migrate(orm, databaseUrl);
+
+  const worker = startWorker({ config: resolved, orm, log });
+  stops.unshift(() => worker.stop());
+  const temporal = createTemporalClient({ address: temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue });
+  stops.unshift(() => temporal.connection.close());
+  const app = await buildApp({ config: resolved, orm, temporal, logger: log });
+  stops.unshift(() => app.close());
+  await app.listen({ port: config.port, host: config.host });
+
+  const demo = await seedDemoStore(orm.em.fork(), config.publicUrl);
+  say(`API:           ${config.baseUrl}   (reference: ${config.publicUrl}/docs)`);
+  if (uiUrl) say(`Temporal UI:   ${uiUrl}`);
+  else say(`Temporal:      ${temporalAddress} (namespace ${config.temporalNamespace})`);
+  if (demo) {
+    say(`Demo store "${demo.store.name}" created. These keys are shown only now:`);
+    say(`  secret key:      ${demo.secretKey}`);
+    say(`  publishable key: ${demo.publishableKey}`);
+    say(`  try: curl -s -H "Authorization: Bearer ${demo.secretKey}" ${config.baseUrl}/me`);
+  } else {
+    say('Existing data kept. New keys: npm run --silent admin -- key create --store <id> --kind secret');
+  }
+  say('Ctrl-C stops everything.');
+}
+
+let stopping = false;
+async function shutdown(code: number) {
+  if (stopping) return;
+  stopping = true;
+  say('stopping …');
+  for (const stop of stops) await stop().catch((err: Error) => console.error(`[start] ${err.message}`));
+  process.exit(code);
+}
+process.once('SIGINT', () => void shutdown(0));
+process.once('SIGTERM', () => void shutdown(0));
+
+main().catch(async (err) => {
+  console.error(err instanceof ConfigError ? err.message : err);
+  await shutdown(1);
+});

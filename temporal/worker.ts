@@ -1,0 +1,108 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker, bundleWorkflowCode, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
+import type { Logger } from 'pino';
+import { createActivities } from '../activities/index.js';
+import type { ResolvedConfig } from '../api/config.js';
+import { OutboxRelay } from './outbox-relay.js';
+import { ensureSearchAttributes } from './search-attributes.js';
+
+const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+const workflowsPath = fileURLToPath(new URL(`../workflows/index${ext}`, import.meta.url));
+/** Written by `npm run build`; development bundles at start instead. */
+export const prebuiltBundlePath = fileURLToPath(new URL('../workflow-bundle.js', import.meta.url));
+
+let bundle: Promise<{ code: string }> | undefined;
+async function workflowBundle() {
+  if (ext === '.js' && existsSync(prebuiltBundlePath)) return { codePath: prebuiltBundlePath };
+  // Bundled once per process, even when the worker restarts after an outage.
+  bundle ??= bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger });
+  return bundle;
+}
+
+const quietBundlerLogger = { info() {}, debug() {}, trace() {}, log() {}, warn: console.warn, error: console.error };
+
+export interface WorkerHandle {
+  stop(): Promise<void>;
+  relay: OutboxRelay;
+}
+
+/**
+ * Runs the Temporal worker, the outbox relay and housekeeping until stopped. When Temporal is
+ * unreachable it keeps retrying; the relay keeps rows waiting in the meantime.
+ */
+export function startWorker({ config, orm, log }: { config: ResolvedConfig; orm: MikroORM; log: Logger }): WorkerHandle {
+  installRuntimeOnce(log);
+  const clientConnection = Connection.lazy({ address: config.temporalAddress });
+  const client = new Client({ connection: clientConnection, namespace: config.temporalNamespace });
+  const relay = new OutboxRelay({ orm, client, taskQueue: config.taskQueue, databaseUrl: config.databaseUrl, log });
+  let stopping = false;
+  let worker: Worker | undefined;
+
+  const loop = (async () => {
+    while (!stopping) {
+      try {
+        const connection = await NativeConnection.connect({ address: config.temporalAddress });
+        await ensureSearchAttributes(clientConnection, config.temporalNamespace);
+        worker = await Worker.create({
+          connection,
+          namespace: config.temporalNamespace,
+          taskQueue: config.taskQueue,
+          workflowBundle: await workflowBundle(),
+          activities: createActivities({ orm, config }),
+          // Small machine: a handful of concurrent tasks keeps PostgreSQL and the API responsive.
+          maxConcurrentActivityTaskExecutions: 50,
+          maxCachedWorkflows: 500,
+          shutdownGraceTime: '5s',
+        });
+        log.info({ taskQueue: config.taskQueue }, 'temporal worker running');
+        await worker.run();
+        await connection.close().catch(() => undefined);
+      } catch (err) {
+        if (!stopping) log.warn({ err: (err as Error).message }, 'temporal worker stopped; reconnecting in 2 s');
+      }
+      worker = undefined;
+      if (!stopping) await new Promise((r) => setTimeout(r, 2000));
+    }
+  })();
+
+  relay.start();
+  const housekeeping = setInterval(() => {
+    // Rate-limit windows older than a few minutes are of no use.
+    orm.em
+      .fork()
+      .execute(`delete from rate_limit_counters where window_start < now() - interval '5 minutes'`)
+      .catch((err: Error) => log.warn({ err: err.message }, 'rate-limit cleanup failed'));
+  }, 60_000);
+  housekeeping.unref();
+
+  return {
+    relay,
+    async stop() {
+      stopping = true;
+      clearInterval(housekeeping);
+      await relay.stop();
+      if (worker && worker.getState() === 'RUNNING') worker.shutdown();
+      await loop;
+      await clientConnection.close().catch(() => undefined);
+    },
+  };
+}
+
+let runtimeInstalled = false;
+/** The SDK's runtime is per process and may be installed once. */
+function installRuntimeOnce(log: Logger) {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  Runtime.install({ telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } }, logger: pinoToTemporal(log) });
+}
+
+function pinoToTemporal(log: Logger) {
+  const at =
+    (level: 'trace' | 'debug' | 'info' | 'warn' | 'error') =>
+    (message: string, meta?: Record<string, unknown>) =>
+      log[level]({ temporal: meta }, message);
+  return { trace: at('trace'), debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), log: (level: string, message: string) => log.info({ level }, message) };
+}
