@@ -1,0 +1,81 @@
+// Exact decimal money: amounts are bigint counts of 10^-4 of the currency's major unit.
+// Floats never take part in arithmetic; numbers are read and written via their decimal string.
+
+export const MONEY_SCALE = 4;
+const UNIT = 10n ** BigInt(MONEY_SCALE);
+
+/**
+ * Largest magnitude accepted, in units: 99,999,999,999.9999. Fifteen significant digits is what
+ * a JSON number (a double) carries exactly, and it fits a numeric(15,4) column.
+ */
+export const MAX_MONEY_UNITS = 10n ** 15n - 1n;
+
+const DECIMAL = /^([+-]?)(\d*)(?:\.(\d*))?(?:e([+-]?\d+))?$/i;
+
+/** Exact units for a decimal number or string; RangeError for NaN, Infinity, > 4 decimals or out of range. */
+export function toUnits(value: number | string): bigint {
+  if (typeof value === 'number' && !Number.isFinite(value)) throw new RangeError('amount must be a finite number');
+  // String(n) is the shortest decimal that reads back as the same double: 19.99 → "19.99".
+  const text = typeof value === 'number' ? String(value) : value.trim();
+  const match = DECIMAL.exec(text);
+  const [, sign = '', intPart = '', fracPart = '', expPart] = match ?? [];
+  if (!match || intPart + fracPart === '') throw new RangeError(`amount "${text.slice(0, 40)}" is not a decimal number`);
+  let digits = (intPart + fracPart).replace(/^0+/, '');
+  if (digits === '') return 0n;
+  // Position of the decimal point relative to the end of `digits`, after scaling to units.
+  let shift = (expPart === undefined ? 0 : Number(expPart)) - fracPart.length + MONEY_SCALE;
+  if (shift < 0) {
+    // Digits below 10^-4 are only allowed when they are zeros (e.g. "19.990000" from a database).
+    const dropped = digits.slice(shift);
+    if (/[1-9]/.test(dropped)) throw new RangeError(`amount "${text.slice(0, 40)}" has more than ${MONEY_SCALE} decimals`);
+    digits = digits.slice(0, shift) || '0';
+    shift = 0;
+  }
+  // Checked before building the bigint so "1e999999" cannot make a huge number.
+  if (digits.length + shift > String(MAX_MONEY_UNITS).length) throw outOfRange(text);
+  const units = BigInt(digits) * 10n ** BigInt(shift);
+  if (units > MAX_MONEY_UNITS) throw outOfRange(text);
+  return sign === '-' ? -units : units;
+}
+
+function outOfRange(text: string): RangeError {
+  return new RangeError(`amount "${text.slice(0, 40)}" is out of range`);
+}
+
+function split(units: bigint): { sign: string; whole: string; fraction: string } {
+  const abs = units < 0n ? -units : units;
+  return {
+    sign: units < 0n ? '-' : '',
+    whole: String(abs / UNIT),
+    fraction: String(abs % UNIT).padStart(MONEY_SCALE, '0'),
+  };
+}
+
+/** A plain JSON number for units; exact (shortest form, e.g. 19.99) within MAX_MONEY_UNITS. */
+export function fromUnits(units: bigint): number {
+  const { sign, whole, fraction } = split(units);
+  const trimmed = fraction.replace(/0+$/, '');
+  return Number(`${sign}${whole}${trimmed ? `.${trimmed}` : ''}`);
+}
+
+/** The units as a PostgreSQL numeric literal with exactly four decimals, e.g. '19.9900'. */
+export function toNumericString(units: bigint): string {
+  const { sign, whole, fraction } = split(units);
+  return `${sign}${whole}.${fraction}`;
+}
+
+/** Exact sum; zero for no arguments. */
+export function addMoney(...amounts: bigint[]): bigint {
+  return amounts.reduce((sum, a) => sum + a, 0n);
+}
+
+/** Exact product of an amount and a whole quantity; RangeError when the quantity is not a safe integer. */
+export function mulMoney(units: bigint, quantity: number): bigint {
+  if (!Number.isSafeInteger(quantity)) throw new RangeError('quantity must be a whole number');
+  return units * BigInt(quantity);
+}
+
+/** The largest of the amounts. */
+export function maxMoney(first: bigint, ...rest: bigint[]): bigint {
+  return rest.reduce((max, a) => (a > max ? a : max), first);
+}

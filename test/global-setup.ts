@@ -1,0 +1,97 @@
+// Once per test run: real PostgreSQL (a fresh database), a real Temporal dev server and a real worker process.
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { startEmbeddedPostgres, ensureDatabase } from '../db/embedded.js';
+import { migrate, openOrm } from '../db/orm.js';
+import { ensureTemporalCli, startDevServer, stopChild } from '../temporal/dev-server.js';
+
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+const say = (line: string) => console.log(`[test setup] ${line}`);
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    databaseUrl: string;
+    temporalAddress: string;
+    taskQueue: string;
+    temporalCli: string;
+    logDir: string;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const stops: (() => Promise<unknown>)[] = [];
+  const logDir = resolve(repoRoot, '.data', 'test-logs');
+  mkdirSync(logDir, { recursive: true });
+  const runId = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+
+  // An isolated database per run, on the configured server or an embedded one.
+  let serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) {
+    say('no DATABASE_URL: starting embedded PostgreSQL under .data/test-pg …');
+    const local = await startEmbeddedPostgres(resolve(repoRoot, '.data', 'test-pg'), { port: 0 });
+    stops.unshift(() => local.stop());
+    serverUrl = local.url;
+  }
+  const dbUrl = new URL(serverUrl);
+  dbUrl.pathname = `/sc_test_${runId}`;
+  const databaseUrl = dbUrl.toString();
+  await ensureDatabase(databaseUrl);
+  stops.unshift(() => dropDatabase(databaseUrl));
+  const orm = await openOrm({ databaseUrl, poolMax: 2 });
+  await migrate(orm, databaseUrl);
+  await orm.close();
+  say(`database ${dbUrl.pathname.slice(1)} migrated`);
+
+  const cli = ensureTemporalCli(repoRoot, say);
+  const temporal = await startDevServer({ cli, logFile: resolve(logDir, 'temporal.log') });
+  stops.unshift(() => temporal.stop());
+  say(`Temporal dev server at ${temporal.address}`);
+
+  const taskQueue = `store-commerce-test-${runId}`;
+  const worker = spawn(process.execPath, ['--import', 'tsx', resolve(repoRoot, 'temporal/worker-main.ts')], {
+    cwd: repoRoot,
+    env: { ...process.env, ...testEnv({ databaseUrl, temporalAddress: temporal.address, taskQueue }) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const workerLog = createWriteStream(resolve(logDir, 'worker.log'));
+  worker.stdout.pipe(workerLog);
+  worker.stderr.pipe(workerLog);
+  stops.unshift(() => stopChild(worker));
+
+  project.provide('databaseUrl', databaseUrl);
+  project.provide('temporalAddress', temporal.address);
+  project.provide('taskQueue', taskQueue);
+  project.provide('temporalCli', cli);
+  project.provide('logDir', logDir);
+
+  return async () => {
+    for (const stop of stops) await stop().catch((err: Error) => console.error(`[test teardown] ${err.message}`));
+  };
+}
+
+/** The environment test processes share: short timers and loopback targets allowed. */
+export function testEnv(o: { databaseUrl: string; temporalAddress: string; taskQueue: string }): Record<string, string> {
+  return {
+    DATABASE_URL: o.databaseUrl,
+    TEMPORAL_ADDRESS: o.temporalAddress,
+    TEMPORAL_TASK_QUEUE: o.taskQueue,
+    ALLOW_LOOPBACK_TARGETS: 'true',
+    WEBHOOK_TIMEOUT_MS: '2000',
+    LOG_LEVEL: 'info',
+  };
+}
+
+async function dropDatabase(url: string) {
+  const name = new URL(url).pathname.slice(1);
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  await client.query(`drop database if exists "${name}" with (force)`);
+  await client.end();
+}

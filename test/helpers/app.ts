@@ -1,0 +1,61 @@
+import { createWriteStream } from 'node:fs';
+import { resolve } from 'node:path';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { inject } from 'vitest';
+import { buildApp } from '../../api/app.js';
+import { loadConfig, type ResolvedConfig } from '../../api/config.js';
+import { createLogger } from '../../api/logger.js';
+import { openOrm } from '../../db/orm.js';
+import { createTemporalClient, type TemporalHandle } from '../../temporal/client.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  orm: MikroORM;
+  config: ResolvedConfig;
+  temporal: TemporalHandle;
+  /** inject() from a client IP of its own, so anonymous per-IP limits of other files never interfere. */
+  request(options: InjectOptions): ReturnType<FastifyInstance['inject']>;
+  close(): Promise<void>;
+}
+
+/** Builds the real app against the run's PostgreSQL and Temporal; env overrides tune config (short timers). */
+export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const databaseUrl = inject('databaseUrl');
+  const temporalAddress = inject('temporalAddress');
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    TEMPORAL_TASK_QUEUE: inject('taskQueue'),
+    ALLOW_LOOPBACK_TARGETS: 'true',
+    PUBLIC_URL: 'http://127.0.0.1:3999',
+    ...env,
+  }) as ResolvedConfig;
+  const orm = await openOrm({ databaseUrl, poolMax: 5 });
+  const temporal = createTemporalClient({ address: temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue });
+  const logFile = createWriteStream(resolve(inject('logDir'), 'api.log'), { flags: 'a' });
+  const app = await buildApp({ config, orm, temporal, logger: createLogger('info', logFile) });
+  await app.ready();
+  const ip = randomLoopbackIp();
+  return {
+    app,
+    orm,
+    config,
+    temporal,
+    request: (options) => app.inject({ remoteAddress: ip, ...options }),
+    async close() {
+      await app.close();
+      await temporal.connection.close().catch(() => undefined);
+      await orm.close();
+      logFile.end();
+    },
+  };
+}
+
+/** A loopback address (127.x.y.z) to stand for one client in inject(); no packet is ever sent to it. */
+export function randomLoopbackIp(): string {
+  const b = () => 1 + Math.floor(Math.random() * 254);
+  return `127.${b()}.${b()}.${b()}`;
+}
+
+export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });

@@ -1,0 +1,30 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { createKey, createStore, type NewStore } from '../../services/stores.js';
+import type { Store } from '../../db/entities/store.js';
+
+export interface TestStore {
+  store: Store;
+  /** A secret key with the default scopes. */
+  secret: string;
+  /** A publishable key allowed on https://shop.example. */
+  publishable: string;
+  origin: string;
+}
+
+let counter = 0;
+
+/** A store with a default secret key and a publishable key, in one line. */
+export async function createTestStore(orm: MikroORM, input: Partial<NewStore> = {}): Promise<TestStore> {
+  const em = orm.em.fork();
+  const store = await createStore(em, { name: input.name ?? `Test Store ${process.pid}-${++counter}`, ...input });
+  const origin = 'https://shop.example';
+  const secret = await createKey(em, store.id, { kind: 'secret' });
+  const publishable = await createKey(em, store.id, { kind: 'publishable', origins: [origin] });
+  return { store, secret: secret.plain, publishable: publishable.plain, origin };
+}
+
+/** Another key for a store. */
+export async function addKey(orm: MikroORM, storeId: string, input: Parameters<typeof createKey>[2]) {
+  const { key, plain } = await createKey(orm.em.fork(), storeId, input);
+  return { id: key.id, key: plain };
+}
