@@ -55,11 +55,11 @@ export interface DevServerOptions {
 
 /** Starts `temporal server start-dev` on loopback and resolves once its frontend accepts connections. */
 export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
-  const port = opts.port ?? (await freePort(7233));
+  const port = await freePort(opts.port ?? 0);
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn', '--namespace', opts.namespace ?? 'default'];
   let uiUrl: string | null = null;
   if (opts.ui) {
-    const uiPort = opts.uiPort ?? (await freePort(8233));
+    const uiPort = await freePort(opts.uiPort ?? 0);
     args.push('--ui-port', String(uiPort));
     uiUrl = `http://127.0.0.1:${uiPort}`;
   } else {
