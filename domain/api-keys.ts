@@ -28,7 +28,8 @@ export function hashKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
-/** The part of a key that may be shown again after creation. */
+/** The part of a key that may be shown again after creation: its form's prefix and the first 4 hex characters. */
 export function displayPrefix(key: string): string {
-  return `${key.slice(0, key.length - 40)}${key.slice(-40, -36)}…`;
+  const form = /^svc_live_(?:sk_|pk_)?/.exec(key)?.[0] ?? '';
+  return `${key.slice(0, form.length + 4)}…`;
 }

@@ -131,7 +131,7 @@ export class OutboxRelay {
         );
         if (!isTemporalUnavailable(err)) this.opts.log.error({ err, outboxId: row.id, workflowId: row.workflow_id }, 'outbox hand-off failed');
       }
-      if (done.length) await tx.execute(`update outbox set done_at = now() where id = any(?::bigint[])`, [done]);
+      if (done.length) await tx.execute(`update outbox set done_at = now() where id in (select jsonb_array_elements_text(?::jsonb)::bigint)`, [JSON.stringify(done)]);
       if (settled < rows.length) this.opts.log.warn({ waiting: rows.length - settled }, 'outbox relay: Temporal unreachable; rows wait for retry');
       return settled;
     });

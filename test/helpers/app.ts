@@ -1,6 +1,6 @@
 import { createWriteStream } from 'node:fs';
 import { resolve } from 'node:path';
-import type { FastifyInstance, InjectOptions } from 'fastify';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { inject } from 'vitest';
 import { buildApp } from '../../api/app.js';
@@ -15,7 +15,7 @@ export interface TestApp {
   config: ResolvedConfig;
   temporal: TemporalHandle;
   /** inject() from a client IP of its own, so anonymous per-IP limits of other files never interfere. */
-  request(options: InjectOptions): ReturnType<FastifyInstance['inject']>;
+  request(options: InjectOptions): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 

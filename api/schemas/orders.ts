@@ -1,0 +1,204 @@
+import { ORDER_SOURCES, ORDER_STATUSES, STATUS_KINDS } from '../../domain/order-status.js';
+import { INPUT_PAYMENT_STATUSES, PAYMENT_STATUSES } from '../../domain/payment.js';
+import { toUnits } from '../../domain/money.js';
+import { decodeCursor } from '../../domain/cursor.js';
+import { z } from '../zod.js';
+import { DateTime } from './common.js';
+
+/** A money amount: a JSON number with at most 4 decimals, below 10^11. */
+const Money = z
+  .number()
+  .nonnegative()
+  .refine((n) => {
+    try {
+      toUnits(n);
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must have at most 4 decimals and be below 100000000000');
+/** Optional text: outside platforms often send null for a missing value, so null is accepted as absent. */
+const Text = (max: number) => z.string().max(max).nullish();
+/** Ids and numbers from other systems arrive as strings or integers; kept as strings. */
+const IdText = z.union([z.string().trim().min(1).max(255), z.int().nonnegative().transform(String)]);
+
+export const OrderItemInput = z.object({
+  external_product_id: z.union([Text(255), z.int().nonnegative().transform(String)]),
+  name: Text(500),
+  sku: Text(255),
+  variant: Text(500),
+  image_url: Text(2000),
+  quantity: z.number().nonnegative().max(1_000_000).default(1),
+  unit_price: Money.default(0),
+});
+
+export const OrderInput = z
+  .object({
+    external_id: IdText.openapi({ description: 'Id on the other system. Re-sending the same one updates the order.', example: '1042' }),
+    // prefault: a missing totals object is reported as a missing totals.total.
+    totals: z
+      .object({
+        total: Money,
+        discount: Money.optional(),
+        shipping: Money.optional(),
+        cod_fee: Money.optional(),
+        tax: Money.optional(),
+      })
+      .prefault({} as never),
+    number: IdText.optional().openapi({ description: 'Order number a shopper sees.' }),
+    status: z.string().max(64).optional().openapi({ description: 'Interpreted according to status_kind (see docs/orders.md).' }),
+    status_kind: z.enum(STATUS_KINDS).optional().openapi({ description: 'Defaults to the connection platform for a connection key, else service.' }),
+    payment: z
+      .object({
+        status: z.enum(INPUT_PAYMENT_STATUSES).optional(),
+        method: Text(255),
+        method_title: Text(255),
+        is_cod: z.boolean().optional(),
+        transaction_id: Text(255),
+        refunded_amount: Money.optional(),
+      })
+      .optional(),
+    currency: z
+      .string()
+      .regex(/^[A-Za-z]{3}$/, 'must be a 3-letter currency code')
+      .transform((c) => c.toUpperCase())
+      .optional(),
+    customer: z
+      .object({
+        name: Text(500),
+        email: Text(500),
+        phone: Text(64),
+        address_line1: Text(1000),
+        address_line2: Text(1000),
+        city: Text(255),
+        state: Text(255),
+        postcode: Text(64),
+        country: Text(255),
+      })
+      .optional(),
+    items: z.array(OrderItemInput).max(10_000).optional().openapi({ description: 'At most 200 items are kept; the rest are dropped.' }),
+    note: Text(10_000),
+    tracking: z.object({ number: Text(255), courier: Text(255), url: Text(2000) }).optional(),
+    created_at: DateTime.optional(),
+    updated_at: DateTime.optional().openapi({ description: 'Older than the copy the service holds means the input is ignored (action unchanged).' }),
+    admin_url: Text(2000),
+    deleted: z.boolean().optional().openapi({ description: 'true archives the copy.' }),
+    test: z.boolean().optional().openapi({ description: 'true means the order is skipped.' }),
+    delivered: z.boolean().optional(),
+  })
+  .openapi('OrderInput');
+export type OrderInput = z.output<typeof OrderInput>;
+
+const Nullable = z.string().nullable();
+
+export const Order = z
+  .object({
+    id: z.uuid(),
+    object: z.literal('order'),
+    order_number: Nullable,
+    source: z.enum(ORDER_SOURCES),
+    external_id: Nullable,
+    external_number: Nullable,
+    external_status: Nullable,
+    external_url: Nullable,
+    status: z.enum(ORDER_STATUSES),
+    payment: z.object({
+      method: z.string(),
+      status: z.enum(PAYMENT_STATUSES),
+      external_method: Nullable,
+      external_method_title: Nullable,
+    }),
+    totals: z.object({ total: z.number(), discount: z.number(), shipping: z.number(), cod_fee: z.number() }),
+    currency: z.string(),
+    customer: z.object({ name: z.string(), email: Nullable, phone: Nullable, address: Nullable, city: Nullable, state: Nullable, postcode: Nullable, country: Nullable }),
+    items: z.array(
+      z.object({
+        name: z.string(),
+        variant: Nullable,
+        quantity: z.number(),
+        unit_price: z.number(),
+        sku: Nullable,
+        product_id: Nullable,
+        external_product_id: Nullable,
+        image_url: Nullable,
+      }),
+    ),
+    tracking: z.object({ number: Nullable, courier: Nullable, url: Nullable, status_text: Nullable, page_url: z.url() }),
+    note: Nullable,
+    risk: z
+      .object({ level: z.enum(['medium', 'high']), flags: z.array(z.object({ code: z.string(), label: z.string() })) })
+      .nullable()
+      .openapi({ description: 'Only cash-on-delivery orders are flagged; flag codes are listed in docs/orders.md.' }),
+    archived: z.boolean(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('Order');
+export type Order = z.input<typeof Order>;
+
+export const OrderEnvelope = z.object({ order: Order }).openapi('OrderEnvelope');
+
+export const UpsertResult = z
+  .object({
+    order: Order.nullable(),
+    action: z.enum(['created', 'updated', 'unchanged', 'skipped']),
+    reason: z.string().optional().openapi({ description: 'Present when action is skipped.' }),
+  })
+  .openapi('UpsertResult');
+export type UpsertResult = z.input<typeof UpsertResult>;
+
+export const BatchBody = z
+  .object({
+    orders: z
+      .array(z.unknown())
+      .min(1)
+      .max(50)
+      .openapi({ items: { $ref: '#/components/schemas/OrderInput' }, description: '1 to 50 order inputs; each is validated on its own, so one bad order never fails the batch.' }),
+    backfill: z.boolean().default(false).openapi({ description: 'true: no webhook, mobile push or chat message for these orders.' }),
+  })
+  .openapi('OrderBatch');
+
+export const BatchResult = z
+  .object({
+    results: z.array(
+      z.object({
+        external_id: z.string().nullable(),
+        ok: z.boolean(),
+        action: z.enum(['created', 'updated', 'unchanged', 'skipped']).optional(),
+        id: z.uuid().optional(),
+        error: z.string().optional(),
+      }),
+    ),
+  })
+  .openapi('BatchResult');
+export type BatchResult = z.input<typeof BatchResult>;
+
+export const OrderPatch = z
+  .object({
+    status: z.enum(ORDER_STATUSES).optional(),
+    tracking: z.object({ number: z.string().max(255).optional(), courier: z.string().max(255).optional(), url: z.url().max(2000).optional() }).optional(),
+    comment: z.string().max(5000).optional(),
+  })
+  .openapi('OrderPatch');
+export type OrderPatch = z.output<typeof OrderPatch>;
+
+export const OrderIdParams = z.object({ id: z.string().openapi({ param: { description: 'The uuid of the order.' } }) });
+
+export const OrderListQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(100).default(25),
+    cursor: z
+      .string()
+      .optional()
+      .refine((c) => c === undefined || decodeCursor(c) !== null, 'is not a cursor this API returned'),
+    status: z.enum(ORDER_STATUSES).optional(),
+    source: z.enum(ORDER_SOURCES).optional(),
+    external_id: z.string().min(1).max(255).optional(),
+    updated_since: DateTime.optional(),
+    created_since: DateTime.optional(),
+    include_archived: z.literal('true').optional().openapi({ description: 'Only the value true; also returns archived orders.' }),
+  })
+  .strict();
+
+export const OrderList = z.object({ data: z.array(Order), has_more: z.boolean(), next_cursor: z.string().nullable() }).openapi('OrderList');
+export const ArchiveResult = z.object({ id: z.uuid(), archived: z.literal(true) }).openapi('ArchiveResult');

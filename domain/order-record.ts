@@ -1,0 +1,175 @@
+import { createHash } from 'node:crypto';
+import type { OrderInput } from '../api/schemas/orders.js';
+import { toNumericString, toUnits } from './money.js';
+import { applyDeliveryFacts, interpretStatus, type OrderStatus, type StatusKind } from './order-status.js';
+import { inferPaymentStatus, paymentMethodOf, paymentStatusFromInput, type PaymentStatus } from './payment.js';
+import { phoneKey } from './risk.js';
+import { cleanMultiline, cleanText } from './text.js';
+
+/** Line items kept per order (spec Limits). */
+export const MAX_ITEMS = 200;
+
+export interface StoredItem {
+  name: string;
+  variant: string | null;
+  quantity: number;
+  unit_price: string;
+  sku: string | null;
+  product_id: string | null;
+  external_product_id: string | null;
+  image_url: string | null;
+}
+
+/** What one order input says, cleaned and interpreted, before it meets the copy we hold. */
+export interface OrderFacts {
+  external_id: string;
+  order_number: string | null;
+  external_status: string | null;
+  external_url: string | null;
+  /** null when the input names no status: the held status stays (pending for a new order). */
+  status: OrderStatus | null;
+  delivered: boolean;
+  payment_status_input: PaymentStatus | null;
+  is_cod: boolean;
+  payment_external_method: string | null;
+  payment_external_method_title: string | null;
+  payment_transaction_id: string | null;
+  payment_refunded_amount: string | null;
+  total: string;
+  discount: string;
+  shipping: string;
+  cod_fee: string;
+  tax: string | null;
+  currency: string | null;
+  customer_name: string | null;
+  customer_email: string | null;
+  customer_phone: string | null;
+  customer_phone_key: string | null;
+  customer_address: string | null;
+  customer_city: string | null;
+  customer_state: string | null;
+  customer_postcode: string | null;
+  customer_country: string | null;
+  items: StoredItem[];
+  tracking_number: string | null;
+  tracking_courier: string | null;
+  tracking_url: string | null;
+  note: string | null;
+  /** true archives, false restores, null leaves as is. */
+  archived: boolean | null;
+  created_at: string | null;
+  source_updated_at: string | null;
+  /** Fingerprint of the input: the same input twice is `unchanged` without a write. */
+  content_hash: string;
+}
+
+export type FactsResult = { ok: true; facts: OrderFacts } | { ok: true; skip: string } | { ok: false; message: string; param: string };
+
+const money = (n: number | undefined) => (n === undefined ? null : toNumericString(toUnits(n)));
+
+/** Cleans and interprets one validated order input (status by status_kind, payment, items, text). */
+export function orderFacts(input: OrderInput, defaultKind: StatusKind): FactsResult {
+  if (input.test) return { ok: true, skip: 'test order (test: true) is not stored' };
+  let status: OrderStatus | null = null;
+  if (input.status !== undefined) {
+    const interpreted = interpretStatus(input.status_kind ?? defaultKind, input.status);
+    if (!interpreted.ok) return { ok: false, message: interpreted.message, param: 'status' };
+    if (interpreted.skip !== undefined) return { ok: true, skip: interpreted.skip };
+    status = interpreted.status;
+  }
+  const customer = input.customer ?? {};
+  const address = [cleanText(customer.address_line1), cleanText(customer.address_line2)].filter(Boolean).join(', ') || null;
+  const country = cleanText(customer.country) ?? null;
+  const phone = cleanText(customer.phone) ?? null;
+  const items = (input.items ?? []).slice(0, MAX_ITEMS).map(
+    (item): StoredItem => ({
+      name: cleanText(item.name) ?? '',
+      variant: cleanText(item.variant) ?? null,
+      quantity: item.quantity,
+      unit_price: money(item.unit_price)!,
+      sku: cleanText(item.sku) ?? null,
+      product_id: null,
+      external_product_id: cleanText(item.external_product_id) ?? null,
+      image_url: cleanText(item.image_url) ?? null,
+    }),
+  );
+  const facts: Omit<OrderFacts, 'content_hash'> = {
+    external_id: cleanText(input.external_id) ?? input.external_id,
+    order_number: cleanText(input.number) ?? null,
+    external_status: cleanText(input.status) ?? null,
+    external_url: cleanText(input.admin_url) ?? null,
+    status,
+    delivered: input.delivered === true,
+    payment_status_input: input.payment?.status ? paymentStatusFromInput(input.payment.status) : null,
+    is_cod: input.payment?.is_cod === true,
+    payment_external_method: cleanText(input.payment?.method) ?? null,
+    payment_external_method_title: cleanText(input.payment?.method_title) ?? null,
+    payment_transaction_id: cleanText(input.payment?.transaction_id) ?? null,
+    payment_refunded_amount: money(input.payment?.refunded_amount),
+    total: money(input.totals.total)!,
+    discount: money(input.totals.discount) ?? '0.0000',
+    shipping: money(input.totals.shipping) ?? '0.0000',
+    cod_fee: money(input.totals.cod_fee) ?? '0.0000',
+    tax: money(input.totals.tax),
+    currency: input.currency ?? null,
+    customer_name: cleanText(customer.name) ?? null,
+    customer_email: cleanText(customer.email)?.toLowerCase() ?? null,
+    customer_phone: phone,
+    customer_phone_key: phoneKey(phone, country),
+    customer_address: address,
+    customer_city: cleanText(customer.city) ?? null,
+    customer_state: cleanText(customer.state) ?? null,
+    customer_postcode: cleanText(customer.postcode) ?? null,
+    customer_country: country,
+    items,
+    tracking_number: cleanText(input.tracking?.number) ?? null,
+    tracking_courier: cleanText(input.tracking?.courier) ?? null,
+    tracking_url: cleanText(input.tracking?.url) ?? null,
+    note: cleanMultiline(input.note) ?? null,
+    archived: input.deleted === undefined ? null : input.deleted,
+    created_at: input.created_at ?? null,
+    source_updated_at: input.updated_at ?? null,
+  };
+  // updated_at is left out of the fingerprint: a re-send that only moves the clock changes nothing.
+  const { source_updated_at: _ignored, ...fingerprinted } = facts;
+  const content_hash = createHash('sha256').update(JSON.stringify(fingerprinted)).digest('base64url');
+  return { ok: true, facts: { ...facts, content_hash } };
+}
+
+/** The held copy's fields that decide how new facts apply. */
+export interface HeldOrder {
+  status: OrderStatus;
+  archived: boolean;
+  content_hash: string;
+  source_updated_at: Date | string | null;
+}
+
+const PROGRESS: Record<OrderStatus, number> = { pending: 0, confirmed: 1, shipped: 2, out_for_delivery: 3, completed: 4, cancelled: -1 };
+
+/**
+ * The status an upsert leaves: the input's (or the held one when it names none), moved forward by
+ * delivery facts. A re-sent copy never moves an order back along pending → … → completed: shipping
+ * progress is the service's to report; cancelling and un-cancelling follow the input.
+ */
+export function resolveStatus(facts: OrderFacts, held: HeldOrder | null): OrderStatus {
+  let status = facts.status ?? held?.status ?? 'pending';
+  if (held && status !== 'cancelled' && held.status !== 'cancelled' && PROGRESS[status] < PROGRESS[held.status]) status = held.status;
+  return applyDeliveryFacts(status, { delivered: facts.delivered, hasTrackingNumber: facts.tracking_number !== null });
+}
+
+/** Payment status: the input's, else inferred from the order status (docs/orders.md). */
+export function resolvePaymentStatus(facts: OrderFacts, status: OrderStatus, kind: StatusKind): PaymentStatus {
+  return (
+    facts.payment_status_input ??
+    inferPaymentStatus({ status, isCod: facts.is_cod, rawStatus: kind === 'platform_a' ? facts.external_status : null })
+  );
+}
+
+export const paymentMethod = paymentMethodOf;
+
+/** Why an input leaves the held copy as it is, or null when it must be applied. */
+export function unchangedReason(facts: OrderFacts, held: HeldOrder | null): 'same' | 'stale' | null {
+  if (!held) return null;
+  if (facts.source_updated_at && held.source_updated_at && Date.parse(facts.source_updated_at) < new Date(held.source_updated_at).getTime()) return 'stale';
+  return facts.content_hash === held.content_hash ? 'same' : null;
+}

@@ -1,0 +1,78 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiError, notFound } from '../../api/errors.js';
+import type { OrderPatch } from '../../api/schemas/orders.js';
+import { eventsForChange } from '../../domain/order-events.js';
+import { canTransition } from '../../domain/order-status.js';
+import { inferPaymentStatus } from '../../domain/payment.js';
+import { cleanMultiline, cleanText } from '../../domain/text.js';
+import { presentOrder, type OrderRow } from './present.js';
+import { recordOrderEvents, recordStatusHistory } from './events.js';
+import { findOrderRow } from './read.js';
+
+/** The service-side author of a change. */
+export interface OrderEditor {
+  storeId: string;
+  /** Set when the change comes through a connection key (that connection may cancel its own orders). */
+  connectionId: string | null;
+  actor: string;
+  publicUrl: string;
+}
+
+/**
+ * Applies PATCH /orders/{id}: status (along the documented transitions), tracking, comment. Cancelling
+ * an outside platform's order needs that order's own connection key (409 otherwise; nothing changes).
+ */
+export async function patchOrder(em: EntityManager, editor: OrderEditor, id: string, patch: OrderPatch) {
+  return em.transactional(async (tx) => {
+    const row = await findOrderRow(tx, editor.storeId, id, true);
+    if (!row) throw notFound('order');
+    const status = patch.status ?? row.status;
+    if (status !== row.status) {
+      const outside = row.source === 'platform_a' || row.source === 'platform_b';
+      if (status === 'cancelled' && outside && editor.connectionId !== row.connection_id) {
+        throw new ApiError('conflict', `This order belongs to ${row.source}; cancel it there, not here.`, 'status');
+      }
+      if (!canTransition(row.status, status)) {
+        throw new ApiError('conflict', `An order cannot go from ${row.status} to ${status} (see docs/orders.md).`, 'status');
+      }
+    }
+    const comment = patch.comment === undefined ? undefined : (cleanMultiline(patch.comment) ?? null);
+    const tracking = {
+      number: patch.tracking?.number === undefined ? row.tracking_number : (cleanText(patch.tracking.number) ?? null),
+      courier: patch.tracking?.courier === undefined ? row.tracking_courier : (cleanText(patch.tracking.courier) ?? null),
+      url: patch.tracking?.url === undefined ? row.tracking_url : patch.tracking.url,
+    };
+    // Cash is collected at the door: a delivered COD order is paid.
+    const payment = row.is_cod && status === 'completed' && row.payment_status === 'unpaid' ? inferPaymentStatus({ status, isCod: true }) : row.payment_status;
+    const [updated] = await tx.execute<OrderRow[]>(
+      `update orders set status = ?, status_comment = coalesce(?, status_comment), tracking_number = ?, tracking_courier = ?,
+         tracking_url = ?, payment_status = ?, updated_at = now(), version = version + 1
+       where id = ? returning *`,
+      [status, comment ?? null, tracking.number, tracking.courier, tracking.url, payment, row.id],
+    );
+    const order = presentOrder(updated!, editor.publicUrl);
+    const changed = status !== row.status || comment !== undefined || tracking.number !== row.tracking_number || tracking.courier !== row.tracking_courier || tracking.url !== row.tracking_url;
+    if (status !== row.status || comment) {
+      await recordStatusHistory(tx, [{ orderId: row.id, status, comment: comment ?? null, actor: editor.actor }]);
+    }
+    if (changed) {
+      const events = eventsForChange(row, updated!).map((type) => ({ storeId: editor.storeId, order, type, backfill: false, actor: editor.actor, connectionId: editor.connectionId }));
+      await recordOrderEvents(tx, events);
+    }
+    return order;
+  });
+}
+
+/** Archives an order (never a hard delete); it then drops out of lists unless include_archived=true. */
+export async function archiveOrder(em: EntityManager, editor: OrderEditor, id: string) {
+  return em.transactional(async (tx) => {
+    const row = await findOrderRow(tx, editor.storeId, id, true);
+    if (!row) throw notFound('order');
+    if (!row.archived) {
+      const [updated] = await tx.execute<OrderRow[]>(`update orders set archived = true, updated_at = now(), version = version + 1 where id = ? returning *`, [row.id]);
+      const order = presentOrder(updated!, editor.publicUrl);
+      await recordOrderEvents(tx, [{ storeId: editor.storeId, order, type: 'order.updated', backfill: false, actor: editor.actor, connectionId: editor.connectionId }]);
+    }
+    return { id: row.id, archived: true as const };
+  });
+}

@@ -1,0 +1,51 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { decodeCursor, encodeCursor } from '../../domain/cursor.js';
+import type { OrderSource, OrderStatus } from '../../domain/order-status.js';
+import { iso, presentOrder, type OrderRow } from './present.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** One order of this store, or null (unknown, malformed or another store's id all look the same). */
+export async function findOrderRow(em: EntityManager, storeId: string, id: string, lock = false): Promise<OrderRow | null> {
+  if (!UUID.test(id)) return null;
+  const rows = await em.execute<OrderRow[]>(`select * from orders where id = ? and store_id = ?${lock ? ' for update' : ''}`, [id, storeId]);
+  return rows[0] ?? null;
+}
+
+export interface OrderListFilter {
+  limit: number;
+  cursor?: string | undefined;
+  status?: OrderStatus | undefined;
+  source?: OrderSource | undefined;
+  external_id?: string | undefined;
+  updated_since?: string | undefined;
+  created_since?: string | undefined;
+  include_archived?: 'true' | undefined;
+}
+
+/** A keyset page, newest first by (created_at, id); the cursor only ever narrows this store's rows. */
+export async function listOrders(em: EntityManager, storeId: string, filter: OrderListFilter, publicUrl: string) {
+  const where = ['store_id = ?'];
+  const params: unknown[] = [storeId];
+  if (!filter.include_archived) where.push('not archived');
+  if (filter.status) (where.push('status = ?'), params.push(filter.status));
+  if (filter.source) (where.push('source = ?'), params.push(filter.source));
+  if (filter.external_id) (where.push('external_id = ?'), params.push(filter.external_id));
+  if (filter.updated_since) (where.push('updated_at >= ?'), params.push(filter.updated_since));
+  if (filter.created_since) (where.push('created_at >= ?'), params.push(filter.created_since));
+  const cursor = filter.cursor ? decodeCursor(filter.cursor) : null;
+  if (cursor) (where.push('(created_at, id) < (?::timestamptz, ?::uuid)'), params.push(cursor.createdAt, cursor.id));
+  params.push(filter.limit + 1);
+  const rows = await em.execute<OrderRow[]>(
+    `select * from orders where ${where.join(' and ')} order by created_at desc, id desc limit ?`,
+    params,
+  );
+  const page = rows.slice(0, filter.limit);
+  const last = page.at(-1);
+  const hasMore = rows.length > filter.limit;
+  return {
+    data: page.map((row) => presentOrder(row, publicUrl)),
+    has_more: hasMore,
+    next_cursor: hasMore && last ? encodeCursor({ createdAt: iso(last.created_at), id: last.id }) : null,
+  };
+}
