@@ -17,7 +17,8 @@ export const ormConfig = ({ databaseUrl, poolMax = 10, debug = false }: OrmOptio
     clientUrl: databaseUrl,
     entities,
     extensions: [Migrator],
-    migrations: { migrationsList, snapshot: false, transactional: true, allOrNothing: true },
+    // Silent: the CLI's --json output must be the only thing on stdout; callers report progress themselves.
+    migrations: { migrationsList, snapshot: false, transactional: true, allOrNothing: true, silent: true },
     pool: { min: 0, max: poolMax },
     debug,
     // Entities are hydrated per request; no metadata cache on disk.
