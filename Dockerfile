@@ -1,0 +1,9 @@
+# The service as `npm start` runs it, for users with Docker (see docker-compose.yml).
+FROM node:24-bookworm-slim
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+ENV HOST=0.0.0.0 PORT=3000
+EXPOSE 3000
+CMD ["npm", "start"]
