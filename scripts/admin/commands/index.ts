@@ -1,6 +1,7 @@
 import type { Command } from '../command.js';
 import { keyCommands } from './key.js';
+import { orderCommands } from './orders.js';
 import { storeCommands } from './store.js';
 
 /** Every operator command; a new group is one module and one line here. */
-export const commands: readonly Command[] = [...storeCommands, ...keyCommands];
+export const commands: readonly Command[] = [...storeCommands, ...keyCommands, ...orderCommands];

@@ -1,0 +1,49 @@
+import { z } from '../../../api/zod.js';
+import { presentOrder, type OrderRow } from '../../../services/orders/present.js';
+import { idOption } from '../args.js';
+import { CommandError, defineCommand, fields, UsageError } from '../command.js';
+
+const ordersShow = defineCommand({
+  name: 'orders show',
+  usage: '--store ID (--number N | --external-id X | --id ORDER_ID)',
+  summary: 'One order as the API shows it, with its status history and its events (and whether each was handed to Temporal).',
+  options: { store: 'string', number: 'string', 'external-id': 'string', id: 'string' },
+  input: z.object({
+    store: idOption('store'),
+    number: z.string().min(1).optional(),
+    'external-id': z.string().min(1).optional(),
+    id: idOption('order').optional(),
+  }),
+  async run({ em, config }, input) {
+    const by = [
+      input.id && (['id', input.id] as const),
+      input.number && (['order_number', input.number] as const),
+      input['external-id'] && (['external_id', input['external-id']] as const),
+    ].filter(Boolean) as (readonly [string, string])[];
+    if (by.length !== 1) throw new UsageError('give exactly one of --number, --external-id or --id');
+    const [column, value] = by[0]!;
+    const rows = await em.execute<OrderRow[]>(`select * from orders where store_id = ? and ${column} = ? order by created_at desc limit 2`, [input.store, value]);
+    if (rows.length === 0) throw new CommandError(`no order with ${column} ${value} in store ${input.store}`);
+    if (rows.length > 1) throw new CommandError(`several orders have ${column} ${value} (one per connected shop); use --id`);
+    const order = presentOrder(rows[0]!, config.publicUrl);
+    const history = await em.execute<{ status: string; comment: string | null; actor: string; created_at: Date }[]>(
+      `select status, comment, actor, created_at from order_status_history where order_id = ? order by id`,
+      [order.id],
+    );
+    const events = await em.execute<{ id: string; type: string; backfill: boolean; actor: string; created_at: Date; dispatched_at: Date | null }[]>(
+      `select id, type, backfill, actor, created_at, dispatched_at from order_events where order_id = ? order by created_at`,
+      [order.id],
+    );
+    const json = { order, history, events };
+    const text = [
+      fields({ id: order.id, number: order.order_number, source: order.source, external_id: order.external_id, status: order.status, payment: `${order.payment.method} ${order.payment.status}`, total: `${order.totals.total} ${order.currency}`, archived: order.archived, tracking_page: order.tracking.page_url }),
+      'history:',
+      ...history.map((h) => `  ${new Date(h.created_at).toISOString()}  ${h.status}  ${h.actor}${h.comment ? `  "${h.comment}"` : ''}`),
+      'events:',
+      ...events.map((e) => `  ${new Date(e.created_at).toISOString()}  ${e.type}${e.backfill ? ' (backfill)' : ''}  ${e.dispatched_at ? 'handed to Temporal' : e.backfill ? 'not sent' : 'waiting'}  workflow order-event/${e.id}`),
+    ].join('\n');
+    return { json, text };
+  },
+});
+
+export const orderCommands = [ordersShow];
