@@ -21,7 +21,18 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().min(1).default('.data'),
   TRUST_PROXY: flag.default(false),
+  /** 32 bytes (64 hex characters or base64) that encrypt stored webhook and connection secrets. */
+  SECRETS_KEY: z
+    .string()
+    .refine((v) => decodeKey(v) !== null, 'must be 32 bytes as 64 hex characters or base64')
+    .optional(),
 });
+
+/** The 32-byte key from its hex or base64 form, or null. */
+export function decodeKey(text: string): Buffer | null {
+  const bytes = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
+  return bytes.length === 32 ? bytes : null;
+}
 
 export type Env = z.infer<typeof EnvSchema>;
 
@@ -44,10 +55,12 @@ export interface Config {
   logLevel: Env['LOG_LEVEL'];
   dataDir: string;
   trustProxy: boolean;
+  /** Encrypts secrets at rest; required wherever secrets are stored or used (npm start makes one). */
+  secretsKey: Buffer | undefined;
 }
 
 /** Config with both backing services resolved (what the API and the worker run with). */
-export type ResolvedConfig = Config & { databaseUrl: string; temporalAddress: string };
+export type ResolvedConfig = Config & { databaseUrl: string; temporalAddress: string; secretsKey: Buffer };
 
 export class ConfigError extends Error {}
 
@@ -78,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     dataDir: e.DATA_DIR,
     trustProxy: e.TRUST_PROXY,
+    secretsKey: e.SECRETS_KEY ? decodeKey(e.SECRETS_KEY)! : undefined,
   };
 }
 
@@ -86,6 +100,7 @@ export function requireResolved(config: Config): ResolvedConfig {
   const missing = [
     config.databaseUrl ? null : 'DATABASE_URL',
     config.temporalAddress ? null : 'TEMPORAL_ADDRESS',
+    config.secretsKey ? null : 'SECRETS_KEY',
   ].filter(Boolean);
   if (missing.length) {
     throw new ConfigError(`${missing.join(' and ')} must be set here (npm start starts local ones for you).`);

@@ -2,7 +2,9 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../api/app.js';
-import { ConfigError, loadConfig, type ResolvedConfig } from '../api/config.js';
+import { ConfigError, decodeKey, loadConfig, type ResolvedConfig } from '../api/config.js';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { createLogger } from '../api/logger.js';
 import { startEmbeddedPostgres } from '../db/embedded.js';
 import { migrate, openOrm } from '../db/orm.js';
@@ -38,7 +40,7 @@ async function main() {
     uiUrl = server.uiUrl;
   }
 
-  const resolved: ResolvedConfig = { ...config, databaseUrl, temporalAddress };
+  const resolved: ResolvedConfig = { ...config, databaseUrl, temporalAddress, secretsKey: config.secretsKey ?? localSecretsKey(dataDir) };
   const log = createLogger(config.logLevel);
   const orm = await openOrm({ databaseUrl });
   stops.unshift(() => orm.close());
@@ -66,6 +68,17 @@ async function main() {
     say('Existing data kept. New keys: npm run --silent admin -- key create --store <id> --kind secret');
   }
   say('Ctrl-C stops everything.');
+}
+
+/** A development encryption key kept in the data folder, made on first start (production sets SECRETS_KEY). */
+function localSecretsKey(dataDir: string): Buffer {
+  const file = resolve(dataDir, 'secrets.key');
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
+    say(`made a development SECRETS_KEY in ${file}; set SECRETS_KEY yourself in production`);
+  }
+  return decodeKey(readFileSync(file, 'utf8').trim())!;
 }
 
 let stopping = false;

@@ -20,6 +20,7 @@ declare module 'vitest' {
     taskQueue: string;
     temporalCli: string;
     logDir: string;
+    secretsKey: string;
   }
 }
 
@@ -53,9 +54,10 @@ export default async function setup(project: TestProject) {
   say(`Temporal dev server at ${temporal.address}`);
 
   const taskQueue = `store-commerce-test-${runId}`;
+  const secretsKey = randomBytes(32).toString('hex');
   const worker = spawn(process.execPath, ['--import', 'tsx', resolve(repoRoot, 'temporal/worker-main.ts')], {
     cwd: repoRoot,
-    env: { ...process.env, ...testEnv({ databaseUrl, temporalAddress: temporal.address, taskQueue }) },
+    env: { ...process.env, ...testEnv({ databaseUrl, temporalAddress: temporal.address, taskQueue, secretsKey }) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const workerLog = createWriteStream(resolve(logDir, 'worker.log'));
@@ -68,6 +70,7 @@ export default async function setup(project: TestProject) {
   project.provide('taskQueue', taskQueue);
   project.provide('temporalCli', cli);
   project.provide('logDir', logDir);
+  project.provide('secretsKey', secretsKey);
 
   return async () => {
     for (const stop of stops) await stop().catch((err: Error) => console.error(`[test teardown] ${err.message}`));
@@ -75,8 +78,9 @@ export default async function setup(project: TestProject) {
 }
 
 /** The environment test processes share: short timers and loopback targets allowed. */
-export function testEnv(o: { databaseUrl: string; temporalAddress: string; taskQueue: string }): Record<string, string> {
+export function testEnv(o: { databaseUrl: string; temporalAddress: string; taskQueue: string; secretsKey: string }): Record<string, string> {
   return {
+    SECRETS_KEY: o.secretsKey,
     DATABASE_URL: o.databaseUrl,
     TEMPORAL_ADDRESS: o.temporalAddress,
     TEMPORAL_TASK_QUEUE: o.taskQueue,

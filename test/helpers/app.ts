@@ -29,6 +29,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     TEMPORAL_TASK_QUEUE: inject('taskQueue'),
     ALLOW_LOOPBACK_TARGETS: 'true',
     PUBLIC_URL: 'http://127.0.0.1:3999',
+    SECRETS_KEY: inject('secretsKey'),
     ...env,
   }) as ResolvedConfig;
   const orm = await openOrm({ databaseUrl, poolMax: 5 });
