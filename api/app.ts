@@ -14,8 +14,10 @@ import { corsPlugin } from './plugins/cors.js';
 import { rawJsonBody } from './plugins/raw-json-body.js';
 import { meRoutes } from './routes/me.js';
 import { orderRoutes } from './routes/orders.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { metaRoutes } from './routes/meta.js';
 import { createLogger } from './logger.js';
+import { systemResolver, type Resolver } from '../services/outbound/target.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -23,6 +25,8 @@ declare module 'fastify' {
     orm: MikroORM;
     temporal: TemporalHandle;
     openapi: OpenApi;
+    /** DNS for outbound targets (webhook and push URLs). */
+    resolve: Resolver;
   }
 }
 
@@ -32,10 +36,12 @@ export interface AppDeps {
   temporal: TemporalHandle;
   /** Defaults to JSON logs on stdout at the configured level. */
   logger?: Logger;
+  /** DNS for outbound targets; the system's unless a test supplies one (tests must not query real DNS). */
+  resolve?: Resolver;
 }
 
 /** Composes the whole HTTP service; does not listen. */
-export async function buildApp({ config, orm, temporal, logger }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, orm, temporal, logger, resolve }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: (logger ?? createLogger(config.logLevel)) as FastifyBaseLogger,
     bodyLimit: 1_048_576,
@@ -51,6 +57,7 @@ export async function buildApp({ config, orm, temporal, logger }: AppDeps): Prom
   app.decorate('orm', orm);
   app.decorate('temporal', temporal);
   app.decorate('openapi', createOpenApiRegistry());
+  app.decorate('resolve', resolve ?? systemResolver);
 
   app.addHook('onRequest', (_request, _reply, done) => RequestContext.create(orm.em, done));
   await app.register(errorHandlerPlugin);
@@ -61,6 +68,7 @@ export async function buildApp({ config, orm, temporal, logger }: AppDeps): Prom
 
   await app.register(meRoutes);
   await app.register(orderRoutes);
+  await app.register(webhookRoutes);
   await app.register(metaRoutes);
   return app;
 }

@@ -1,2 +1,3 @@
 // The worker's workflow bundle: every workflow the task queue runs.
-export { orderEventWorkflow } from './order-event.js';
+export { orderEventsWorkflow } from './order-events.js';
+export { webhookDeliveryWorkflow } from './webhook-delivery.js';

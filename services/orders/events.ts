@@ -39,17 +39,18 @@ export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent
      from jsonb_to_recordset(?::jsonb) as x(id uuid, store_id uuid, order_id uuid, type text, backfill boolean, actor text, connection_id uuid, payload jsonb)`,
     [JSON.stringify(rows)],
   );
+  // One wake-up per order and transaction: the order's sequencer reads the events from the database.
+  const orders = new Map(rows.filter((r) => !r.backfill).map((r) => [r.order_id, r]));
   await enqueueHandOffs(
     em,
-    rows
-      .filter((r) => !r.backfill)
-      .map((r) => ({
-        workflowType: 'orderEventWorkflow',
-        workflowId: workflowIds.orderEvent(r.id),
-        args: [{ eventId: r.id, storeId: r.store_id, orderId: r.order_id, type: r.type }],
-        searchAttributes: { StoreId: r.store_id, OrderId: r.order_id, EventType: r.type },
-        summary: r.summary,
-      })),
+    [...orders.values()].map((r) => ({
+      workflowType: 'orderEventsWorkflow',
+      workflowId: workflowIds.orderEvents(r.order_id),
+      args: [{ orderId: r.order_id, storeId: r.store_id }],
+      signal: { name: 'orderEventsArrived', args: [] },
+      searchAttributes: { StoreId: r.store_id, OrderId: r.order_id },
+      summary: r.summary.replace(/^\S+ for /, 'events of '),
+    })),
   );
 }
 

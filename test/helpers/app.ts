@@ -35,7 +35,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   const orm = await openOrm({ databaseUrl, poolMax: 5 });
   const temporal = createTemporalClient({ address: temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue });
   const logFile = createWriteStream(resolve(inject('logDir'), 'api.log'), { flags: 'a' });
-  const app = await buildApp({ config, orm, temporal, logger: createLogger('info', logFile) });
+  const app = await buildApp({ config, orm, temporal, logger: createLogger('info', logFile), resolve: testResolver });
   await app.ready();
   const ip = randomLoopbackIp();
   return {
@@ -52,6 +52,27 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     },
   };
 }
+
+/**
+ * DNS for tests, which must never query a real resolver: names under .example resolve as listed,
+ * anything else does not resolve. (RFC 2606 reserves .example, so no real name is shadowed.)
+ */
+export const TEST_DNS: Record<string, string[]> = {
+  'hooks.public.example': ['93.184.215.14'],
+  'v6.public.example': ['2606:2800:21f:cb07:6820:80da:af6b:8b2c'],
+  'private.example': ['10.0.0.7'],
+  'loopback.example': ['127.0.0.1'],
+  'metadata.example': ['169.254.169.254'],
+  'mixed.example': ['93.184.215.14', '192.168.1.20'],
+  'mapped.example': ['::ffff:10.0.0.1'],
+  'cgnat.example': ['100.64.1.1'],
+  'ula.example': ['fd00::1'],
+};
+export const testResolver = async (host: string): Promise<string[]> => {
+  const found = TEST_DNS[host.toLowerCase()];
+  if (!found) throw Object.assign(new Error(`test DNS: ${host} does not resolve`), { code: 'ENOTFOUND' });
+  return found;
+};
 
 /** A loopback address (127.x.y.z) to stand for one client in inject(); no packet is ever sent to it. */
 export function randomLoopbackIp(): string {

@@ -1,0 +1,33 @@
+import { ORDER_EVENT_TYPES } from '../../domain/order-events.js';
+import { z } from '../zod.js';
+
+export const WebhookEvent = z.enum([...ORDER_EVENT_TYPES, '*']).openapi('WebhookEvent');
+
+export const WebhookCreate = z
+  .object({
+    url: z.string().max(2000).openapi({ description: 'A public https address. Checked when registered and again before every delivery.', example: 'https://shop.example/hooks/store-commerce' }),
+    events: z
+      .array(WebhookEvent)
+      .min(1)
+      .max(ORDER_EVENT_TYPES.length + 1)
+      .optional()
+      .openapi({ description: 'Event kinds to receive, or ["*"] for all. Omitted means ["*"].' }),
+  })
+  .openapi('WebhookCreate');
+
+export const WebhookCreated = z
+  .object({
+    id: z.uuid(),
+    url: z.url(),
+    events: z.array(WebhookEvent),
+    secret: z.string().openapi({ description: 'whsec_… signing secret, shown only in this response.', example: 'whsec_3q2+7w…' }),
+  })
+  .openapi('WebhookCreated');
+
+export const WebhookEndpoint = z
+  .object({ id: z.uuid(), url: z.url(), events: z.array(WebhookEvent), active: z.boolean(), created_at: z.string() })
+  .openapi('WebhookEndpoint');
+
+export const WebhookList = z.object({ data: z.array(WebhookEndpoint) }).openapi('WebhookList');
+export const WebhookIdParams = z.object({ id: z.string().openapi({ param: { description: 'The uuid of the endpoint.' } }) });
+export const WebhookDeleted = z.object({ id: z.uuid(), deleted: z.literal(true) }).openapi('WebhookDeleted');

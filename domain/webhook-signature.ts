@@ -1,0 +1,29 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** A new endpoint secret: `whsec_` + base64 of 32 random bytes (also a valid Standard Webhooks secret). */
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** X-Service-Signature of a webhook: `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the whole secret text. */
+export function serviceSignature(secret: string, rawBody: string | Buffer): string {
+  return `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}`;
+}
+
+/** X-Service-Signature of a pushed update: `sha256=` + hex HMAC-SHA256 of `timestamp + "." + raw body`. */
+export function timestampedSignature(secret: string, timestamp: number | string, rawBody: string | Buffer): string {
+  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest('hex')}`;
+}
+
+/** Standard Webhooks `webhook-signature` (v1): base64 HMAC-SHA256 of `id.timestamp.body`, keyed with the decoded secret. */
+export function standardWebhookSignature(secret: string, id: string, timestamp: number, rawBody: string): string {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${rawBody}`).digest('base64')}`;
+}
+
+/** Compares two signatures in constant time (different lengths are simply unequal). */
+export function signaturesMatch(expected: string, received: string): boolean {
+  const a = Buffer.from(expected);
+  const b = Buffer.from(received);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

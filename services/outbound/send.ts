@@ -1,0 +1,81 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { TargetPolicy } from '../../domain/address-check.js';
+import { checkTarget, systemResolver, type Resolver } from './target.js';
+
+export interface OutboundPost {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+  policy: TargetPolicy;
+  resolve?: Resolver;
+  /** Keep up to this many bytes of the reply body (pushes read the plugin's answer). */
+  keepReplyBytes?: number;
+}
+
+export interface OutboundResult {
+  /** HTTP status, or null when no answer came. */
+  status: number | null;
+  ok: boolean;
+  error: string | null;
+  durationMs: number;
+  reply: string;
+}
+
+export const USER_AGENT = 'StoreCommerce-Webhooks/1.0 (+https://store-commerce.invalid/docs/webhooks)';
+
+/**
+ * One POST, never retried: the target is checked and its address pinned, redirects are not followed
+ * (a 3xx is a failure), and the whole exchange must finish within timeoutMs.
+ */
+export async function postOnce(req: OutboundPost): Promise<OutboundResult> {
+  const started = performance.now();
+  const done = (status: number | null, error: string | null, reply = ''): OutboundResult => ({
+    status,
+    ok: status !== null && status >= 200 && status < 300,
+    error,
+    durationMs: Math.round(performance.now() - started),
+    reply,
+  });
+  const target = await checkTarget(req.url, req.policy, req.resolve ?? systemResolver);
+  if (!target.ok) return done(null, `refused: ${target.reason}`);
+  const { url, address, family } = target;
+  const pinned: LookupFunction = (_host, options, callback) => {
+    if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise<OutboundResult>((resolve) => {
+    const request = client.request(
+      url,
+      {
+        method: 'POST',
+        headers: { ...req.headers, 'content-length': String(Buffer.byteLength(req.body)) },
+        lookup: pinned,
+        agent: false,
+        signal: AbortSignal.timeout(req.timeoutMs),
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        const limit = req.keepReplyBytes ?? 0;
+        response.on('data', (chunk: Buffer) => {
+          if (kept < limit) (chunks.push(chunk), (kept += chunk.length));
+        });
+        response.on('end', () => {
+          const status = response.statusCode ?? null;
+          const error = status !== null && status >= 300 && status < 400 ? `redirect to ${response.headers.location ?? '?'} not followed` : status !== null && (status < 200 || status >= 300) ? `answered ${status}` : null;
+          resolve(done(status, error, Buffer.concat(chunks).toString('utf8').slice(0, limit)));
+        });
+        response.on('error', (err) => resolve(done(response.statusCode ?? null, err.message)));
+      },
+    );
+    request.on('error', (err: Error & { code?: string }) => {
+      const timedOut = err.name === 'AbortError' || err.name === 'TimeoutError' || err.code === 'ABORT_ERR';
+      resolve(done(null, timedOut ? `no answer within ${req.timeoutMs} ms` : `${err.code ?? 'error'}: ${err.message}`));
+    });
+    request.end(req.body);
+  });
+}
