@@ -24,18 +24,25 @@ const KEY_WORDS: Record<Access['keys'], string> = {
   none: 'No key.',
 };
 
-const rateHeaders = {
+/** The headers spec point 4 puts on every response; documented once under components/headers. */
+const COMMON_HEADERS = {
   'X-Request-Id': { schema: { type: 'string' as const }, description: 'Identifies this request; quote it to support.' },
   'X-RateLimit-Limit': { schema: { type: 'integer' as const }, description: 'Requests allowed per minute.' },
   'X-RateLimit-Remaining': { schema: { type: 'integer' as const }, description: 'Requests left in the current minute.' },
   'X-RateLimit-Reset': { schema: { type: 'integer' as const }, description: 'Unix seconds when the minute ends.' },
-  'Cache-Control': { schema: { type: 'string' as const, const: 'no-store' } },
+  'Cache-Control': { schema: { type: 'string' as const, const: 'no-store' }, description: 'Always no-store.' },
+  'Retry-After': { schema: { type: 'integer' as const, minimum: 1 }, description: 'Seconds to wait before retrying.' },
 };
+type HeaderName = keyof typeof COMMON_HEADERS;
+const headerRefs = (names: HeaderName[]) => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
+const EVERY_RESPONSE: HeaderName[] = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Cache-Control'];
+const rateHeaders = headerRefs(EVERY_RESPONSE);
 
 /** Builds the OpenAPI registry of one app: security schemes and shared components. */
 export function createOpenApiRegistry() {
   const registry = new OpenAPIRegistry();
   registry.register('Error', ErrorBody);
+  for (const [name, header] of Object.entries(COMMON_HEADERS)) registry.registerComponent('headers', name, header);
   const bearer = registry.registerComponent('securitySchemes', 'bearerKey', {
     type: 'http',
     scheme: 'bearer',
@@ -63,7 +70,7 @@ export function errorResponses(access: Access, hasBody: boolean, own: ErrorCode[
       status,
       {
         description: list.map((c) => `${c}: ${ERROR_TEXT[c]}`).join(' '),
-        headers: status === 429 ? { ...rateHeaders, 'Retry-After': { schema: { type: 'integer' as const } } } : rateHeaders,
+        headers: status === 429 || status === 503 ? headerRefs([...EVERY_RESPONSE, 'Retry-After']) : rateHeaders,
         content: { 'application/json': { schema: ErrorBody } },
       },
     ]),

@@ -14,16 +14,22 @@ export function keyFromHeaders(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
-/** Refuses a request that carries a key in its URL: such keys end up in logs and browser history. */
-export function refuseKeyInUrl(request: FastifyRequest): void {
+/**
+ * The refusal of a key sent in the URL (a query parameter named like a key or any part shaped like one),
+ * or undefined. Such keys end up in logs, proxies and browser history; param names the query parameter.
+ */
+export function keyInUrlRefusal(request: FastifyRequest): ApiError | undefined {
+  const refuse = (param?: string) =>
+    new ApiError('invalid_request', 'API keys are accepted only in the Authorization or X-Api-Key header, never in the URL.', param);
   const query = request.url.indexOf('?');
-  if (query < 0) return;
+  const path = query < 0 ? request.url : request.url.slice(0, query);
+  if (KEY_LIKE.test(path)) return refuse();
+  if (query < 0) return undefined;
   const params = new URLSearchParams(request.url.slice(query + 1));
   for (const [name, value] of params) {
-    if (KEY_LIKE.test(value) || KEY_LIKE.test(name) || /^(api_?key|access_token|key|token)$/i.test(name)) {
-      throw new ApiError('invalid_request', 'API keys are accepted only in the Authorization or X-Api-Key header, never in the URL.', name);
-    }
+    if (KEY_LIKE.test(value) || KEY_LIKE.test(name) || /^(api_?key|access_token|key|token)$/i.test(name)) return refuse(name);
   }
+  return undefined;
 }
 
 /** The spec's browser rule: an Origin header together with Sec-Fetch-Mode. */

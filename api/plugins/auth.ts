@@ -4,7 +4,7 @@ import { hashKey, isWellFormedKey } from '../../domain/api-keys.js';
 import { ANONYMOUS_PER_IP, isOverLimit, RATE_LIMITS, rateLimitState, type RateLimitState } from '../../domain/rate-limits.js';
 import type { Access } from '../access.js';
 import { countAnonymous, findKeyAndCount, type Principal } from '../auth/lookup.js';
-import { isBrowserRequest, keyFromHeaders, refuseKeyInUrl } from '../auth/credentials.js';
+import { isBrowserRequest, keyFromHeaders, keyInUrlRefusal } from '../auth/credentials.js';
 import { ApiError } from '../errors.js';
 
 declare module 'fastify' {
@@ -26,9 +26,11 @@ export const authPlugin = fp(async (app: FastifyInstance) => {
     const config = request.routeOptions.config;
     if (config.unmetered) return;
     const access = config.access;
-    if (access) refuseKeyInUrl(request);
-    if (!access || access.keys === 'none') {
+    const keyInUrl = access ? keyInUrlRefusal(request) : undefined;
+    if (!access || access.keys === 'none' || keyInUrl) {
+      // A refused key in the URL is a failed-key request: it counts against the client IP like the others.
       await meterAnonymous(app, request);
+      if (keyInUrl) throw keyInUrl;
       return;
     }
     const key = keyFromHeaders(request);

@@ -15,7 +15,10 @@ export function toApiError(err: unknown, request: FastifyRequest): ApiError {
   const e = err as FastifyError;
   if (hasZodFastifySchemaValidationErrors(e)) {
     const first = e.validation[0]!;
-    const param = first.instancePath.split('/').filter(Boolean).join('.');
+    const path = first.instancePath.split('/').filter(Boolean);
+    // An unknown field (strict schemas) is reported on its parent; name the field itself.
+    const unknown = first.keyword === 'unrecognized_keys' ? (first.params as { keys?: string[] }).keys?.[0] : undefined;
+    const param = [...path, ...(unknown ? [unknown] : [])].join('.');
     return new ApiError('invalid_request', `${param ? `${param}: ` : ''}${first.message ?? 'invalid value'}`, param || undefined);
   }
   switch (e.code) {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ENDPOINTS } from '../access.js';
 import { isTemporalReachable } from '../../temporal/client.js';
-import { generateOpenApiDocument } from '../openapi.js';
+import { accessWords, errorResponses, generateOpenApiDocument, successHeaders } from '../openapi.js';
 import { renderDocsPage } from '../docs-page.js';
 
 /** Keyless routes about the service itself: the OpenAPI document, its docs page, health probes. */
@@ -10,7 +10,25 @@ export async function metaRoutes(app: FastifyInstance) {
   // Built after every route has registered its schemas.
   const openapiDocument = () => (document ??= generateOpenApiDocument(app.openapi, app.config.baseUrl));
 
-  app.get('/api/v1/openapi.json', { config: { access: ENDPOINTS['GET /openapi.json'] } }, async () => openapiDocument());
+  const access = ENDPOINTS['GET /openapi.json'];
+  app.get('/api/v1/openapi.json', { config: { access } }, async () => openapiDocument());
+  app.openapi.registry.registerPath({
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'getOpenApi',
+    summary: 'This OpenAPI 3.1 description',
+    description: accessWords(access),
+    tags: ['Service'],
+    security: [],
+    responses: {
+      200: {
+        description: 'The OpenAPI 3.1 document of the API',
+        headers: successHeaders,
+        content: { 'application/json': { schema: { type: 'object', description: 'An OpenAPI 3.1 document.' } } },
+      },
+      ...errorResponses(access, false, []),
+    },
+  });
   app.get('/openapi.json', { config: { unmetered: true } }, async (_request, reply) => reply.redirect('/api/v1/openapi.json'));
 
   let docsHtml: string | undefined;
