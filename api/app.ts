@@ -9,7 +9,7 @@ import { createOpenApiRegistry, type OpenApi } from './openapi.js';
 import { ApiError } from './errors.js';
 import { authPlugin } from './plugins/auth.js';
 import { commonHeadersPlugin } from './plugins/common-headers.js';
-import { errorHandlerPlugin, sendError } from './plugins/error-handler.js';
+import { errorHandlerPlugin, sendError, toApiError } from './plugins/error-handler.js';
 import { corsPlugin } from './plugins/cors.js';
 import { rawJsonBody } from './plugins/raw-json-body.js';
 import { meRoutes } from './routes/me.js';
@@ -49,7 +49,11 @@ export async function buildApp({ config, orm, temporal, logger, resolve }: AppDe
     genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
     // Malformed URLs fail before any hook runs, so this path sets the envelope and headers itself.
     frameworkErrors: (err, request, reply) =>
-      sendError(request, reply as FastifyReply, new ApiError('invalid_request', `The URL is malformed: ${err.message}`)),
+      sendError(
+        request,
+        reply as FastifyReply,
+        err.code === 'FST_ERR_BAD_URL' ? new ApiError('invalid_request', `The URL is malformed: ${err.message}`) : toApiError(err, request),
+      ),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

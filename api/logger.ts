@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { KEY_LIKE } from '../domain/api-keys.js';
 
 /** Paths that may carry keys or secrets; pino replaces them before a line is written. */
 export const REDACT = [
@@ -20,7 +21,12 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       redact: { paths: REDACT, censor: '[redacted]' },
       serializers: {
         // The path without its query: a query may carry data we refuse to keep (keys, contacts).
-        req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: req.url.split('?')[0], id: req.id }),
+        // A key pasted into a path (even of an unknown route) must not reach the logs either.
+        req: (req: { method: string; url: string; id: string }) => ({
+          method: req.method,
+          url: req.url.split('?')[0]!.replace(new RegExp(KEY_LIKE.source, 'gi'), '[redacted]'),
+          id: req.id,
+        }),
         err: pino.stdSerializers.err,
       },
     },

@@ -61,6 +61,8 @@ export interface NewKey {
 
 /** Creates a key; the plain key is returned here only, and only its hash is stored. */
 export async function createKey(em: EntityManager, storeId: string, input: NewKey): Promise<{ key: ApiKey; plain: string }> {
+  // A connection key is a secret key bound to a connection; no other kind may be bound.
+  if (input.connectionId && input.kind !== 'secret') throw new RangeError('only a secret key can be a connection key');
   const plain = generateKey(input.kind);
   const scopes = input.connectionId ? [...CONNECTION_SCOPES] : scopesForNewKey(input.kind, input.scopes);
   const key = em.create(ApiKey, {
