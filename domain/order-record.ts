@@ -28,6 +28,8 @@ export interface OrderFacts {
   external_url: string | null;
   /** null when the input names no status: the held status stays (pending for a new order). */
   status: OrderStatus | null;
+  /** The status_kind the status was read with (the input's, else the key's default). */
+  status_kind: StatusKind;
   delivered: boolean;
   payment_status_input: PaymentStatus | null;
   is_cod: boolean;
@@ -70,9 +72,10 @@ const money = (n: number | undefined) => (n === undefined ? null : toNumericStri
 /** Cleans and interprets one validated order input (status by status_kind, payment, items, text). */
 export function orderFacts(input: OrderInput, defaultKind: StatusKind): FactsResult {
   if (input.test) return { ok: true, skip: 'test order (test: true) is not stored' };
+  const kind = input.status_kind ?? defaultKind;
   let status: OrderStatus | null = null;
   if (input.status !== undefined) {
-    const interpreted = interpretStatus(input.status_kind ?? defaultKind, input.status);
+    const interpreted = interpretStatus(kind, input.status);
     if (!interpreted.ok) return { ok: false, message: interpreted.message, param: 'status' };
     if (interpreted.skip !== undefined) return { ok: true, skip: interpreted.skip };
     status = interpreted.status;
@@ -99,6 +102,7 @@ export function orderFacts(input: OrderInput, defaultKind: StatusKind): FactsRes
     external_status: cleanText(input.status) ?? null,
     external_url: cleanText(input.admin_url) ?? null,
     status,
+    status_kind: kind,
     delivered: input.delivered === true,
     payment_status_input: input.payment?.status ? paymentStatusFromInput(input.payment.status) : null,
     is_cod: input.payment?.is_cod === true,
@@ -157,12 +161,11 @@ export function resolveStatus(facts: OrderFacts, held: HeldOrder | null): OrderS
   return applyDeliveryFacts(status, { delivered: facts.delivered, hasTrackingNumber: facts.tracking_number !== null });
 }
 
-/** Payment status: the input's, else inferred from the order status (docs/orders.md). */
-export function resolvePaymentStatus(facts: OrderFacts, status: OrderStatus, kind: StatusKind): PaymentStatus {
-  return (
-    facts.payment_status_input ??
-    inferPaymentStatus({ status, isCod: facts.is_cod, rawStatus: kind === 'platform_a' ? facts.external_status : null })
-  );
+/** Payment status: the input's, else inferred from the order status and the raw platform_a slug (docs/orders.md). */
+export function resolvePaymentStatus(facts: OrderFacts, status: OrderStatus): PaymentStatus {
+  // The kind the input was read with, not the key's default: a secret key may send platform_a slugs.
+  const rawStatus = facts.status_kind === 'platform_a' ? facts.external_status : null;
+  return facts.payment_status_input ?? inferPaymentStatus({ status, isCod: facts.is_cod, rawStatus });
 }
 
 export const paymentMethod = paymentMethodOf;

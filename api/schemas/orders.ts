@@ -176,7 +176,14 @@ export type BatchResult = z.input<typeof BatchResult>;
 export const OrderPatch = z
   .object({
     status: z.enum(ORDER_STATUSES).optional(),
-    tracking: z.object({ number: z.string().max(255).optional(), courier: z.string().max(255).optional(), url: z.url().max(2000).optional() }).optional(),
+    tracking: z
+      .object({
+        number: z.string().max(255).optional(),
+        courier: z.string().max(255).optional(),
+        // Only web addresses: the tracking page links to it, and a javascript: URL there would run.
+        url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2000).optional(),
+      })
+      .optional(),
     comment: z.string().max(5000).optional(),
   })
   .openapi('OrderPatch');

@@ -42,6 +42,9 @@ export async function patchOrder(em: EntityManager, editor: OrderEditor, id: str
       courier: patch.tracking?.courier === undefined ? row.tracking_courier : (cleanText(patch.tracking.courier) ?? null),
       url: patch.tracking?.url === undefined ? row.tracking_url : patch.tracking.url,
     };
+    const changed = status !== row.status || !!comment || tracking.number !== row.tracking_number || tracking.courier !== row.tracking_courier || tracking.url !== row.tracking_url;
+    // Nothing to change: no write, no event, updated_at stays (updated_since pollers see nothing new).
+    if (!changed) return presentOrder(row, editor.publicUrl);
     // Cash is collected at the door: a delivered COD order is paid.
     const payment = row.is_cod && status === 'completed' && row.payment_status === 'unpaid' ? inferPaymentStatus({ status, isCod: true }) : row.payment_status;
     const [updated] = await tx.execute<OrderRow[]>(
@@ -51,14 +54,11 @@ export async function patchOrder(em: EntityManager, editor: OrderEditor, id: str
       [status, comment ?? null, tracking.number, tracking.courier, tracking.url, payment, row.id],
     );
     const order = presentOrder(updated!, editor.publicUrl);
-    const changed = status !== row.status || comment !== undefined || tracking.number !== row.tracking_number || tracking.courier !== row.tracking_courier || tracking.url !== row.tracking_url;
     if (status !== row.status || comment) {
       await recordStatusHistory(tx, [{ orderId: row.id, status, comment: comment ?? null, actor: editor.actor }]);
     }
-    if (changed) {
-      const events = eventsForChange(row, updated!).map((type) => ({ storeId: editor.storeId, order, type, backfill: false, actor: editor.actor, connectionId: editor.connectionId }));
-      await recordOrderEvents(tx, events);
-    }
+    const events = eventsForChange(row, updated!).map((type) => ({ storeId: editor.storeId, order, type, backfill: false, actor: editor.actor, connectionId: editor.connectionId }));
+    await recordOrderEvents(tx, events);
     return order;
   });
 }

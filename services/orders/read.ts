@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { decodeCursor, encodeCursor } from '../../domain/cursor.js';
 import type { OrderSource, OrderStatus } from '../../domain/order-status.js';
-import { iso, presentOrder, type OrderRow } from './present.js';
+import { presentOrder, type OrderRow } from './present.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -36,8 +36,10 @@ export async function listOrders(em: EntityManager, storeId: string, filter: Ord
   const cursor = filter.cursor ? decodeCursor(filter.cursor) : null;
   if (cursor) (where.push('(created_at, id) < (?::timestamptz, ?::uuid)'), params.push(cursor.createdAt, cursor.id));
   params.push(filter.limit + 1);
-  const rows = await em.execute<OrderRow[]>(
-    `select * from orders where ${where.join(' and ')} order by created_at desc, id desc limit ?`,
+  // The cursor keeps created_at to the microsecond: a Date (milliseconds) would skip rows sharing a millisecond.
+  const rows = await em.execute<(OrderRow & { position: string })[]>(
+    `select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position
+     from orders where ${where.join(' and ')} order by created_at desc, id desc limit ?`,
     params,
   );
   const page = rows.slice(0, filter.limit);
@@ -46,6 +48,6 @@ export async function listOrders(em: EntityManager, storeId: string, filter: Ord
   return {
     data: page.map((row) => presentOrder(row, publicUrl)),
     has_more: hasMore,
-    next_cursor: hasMore && last ? encodeCursor({ createdAt: iso(last.created_at), id: last.id }) : null,
+    next_cursor: hasMore && last ? encodeCursor({ createdAt: last.position, id: last.id }) : null,
   };
 }

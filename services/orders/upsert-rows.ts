@@ -1,0 +1,87 @@
+// The rows an upsert writes: earlier orders of a phone, the row for one input, and the one INSERT … ON CONFLICT.
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { paymentMethod, resolvePaymentStatus, resolveStatus, type OrderFacts } from '../../domain/order-record.js';
+import { assessCodRisk } from '../../domain/risk.js';
+import type { OrderRow } from './present.js';
+import type { OrderSender } from './upsert.js';
+
+export type PhoneHistory = { ordersWithPhone: number; cancelledWithPhone: number };
+
+/** Earlier orders (and cancellations) per phone, for the cash-on-delivery risk flags. */
+export async function phoneHistory(tx: EntityManager, sender: OrderSender, facts: OrderFacts[]) {
+  const keys = [...new Set(facts.filter((f) => f.is_cod && f.customer_phone_key).map((f) => f.customer_phone_key!))];
+  const map = new Map<string, PhoneHistory>();
+  if (keys.length === 0) return map;
+  const rows = await tx.execute<{ k: string; n: number; c: number }[]>(
+    `select customer_phone_key as k, count(*)::int as n, count(*) filter (where status = 'cancelled')::int as c
+     from orders where store_id = ? and customer_phone_key = any(select jsonb_array_elements_text(?::jsonb))
+       and not (origin = ? and external_id = any(select jsonb_array_elements_text(?::jsonb)))
+     group by 1`,
+    [sender.storeId, JSON.stringify(keys), sender.origin, JSON.stringify(facts.map((f) => f.external_id))],
+  );
+  for (const r of rows) map.set(r.k, { ordersWithPhone: r.n, cancelledWithPhone: r.c });
+  return map;
+}
+
+/** The orders row for one input: status and payment resolved against the held copy, risk assessed. */
+export function toRow(facts: OrderFacts, old: OrderRow | null, history: PhoneHistory | undefined, sender: OrderSender) {
+  const status = resolveStatus(facts, old);
+  const { payment_status_input: _p, delivered: _d, status: _s, status_kind: _k, archived, ...columns } = facts;
+  const risk = assessCodRisk({
+    isCod: facts.is_cod,
+    phone: facts.customer_phone,
+    country: facts.customer_country,
+    address: facts.customer_address,
+    city: facts.customer_city,
+    total: Number(facts.total),
+    currency: facts.currency,
+    history: history ?? { ordersWithPhone: 0, cancelledWithPhone: 0 },
+  });
+  return {
+    ...columns,
+    id: old?.id ?? randomUUID(),
+    external_number: facts.order_number,
+    status,
+    payment_status: resolvePaymentStatus(facts, status),
+    payment_method: paymentMethod({ isCod: facts.is_cod }),
+    currency: facts.currency ?? old?.currency ?? sender.storeCurrency,
+    archived: archived ?? old?.archived ?? false,
+    risk,
+  };
+}
+
+const COLUMNS = `id uuid, external_id text, external_number text, external_status text, external_url text, order_number text,
+  status text, payment_method text, payment_status text, payment_external_method text, payment_external_method_title text,
+  payment_transaction_id text, payment_refunded_amount numeric, is_cod boolean, total numeric, discount numeric,
+  shipping numeric, cod_fee numeric, tax numeric, currency text, customer_name text, customer_email text,
+  customer_phone text, customer_phone_key text, customer_address text, customer_city text, customer_state text,
+  customer_postcode text, customer_country text, items jsonb, tracking_number text, tracking_courier text,
+  tracking_url text, note text, risk jsonb, archived boolean, content_hash text, source_updated_at timestamptz,
+  created_at timestamptz`;
+const UPDATED = `external_number, external_status, external_url, order_number, status, payment_method, payment_status,
+  payment_external_method, payment_external_method_title, payment_transaction_id, payment_refunded_amount, is_cod,
+  total, discount, shipping, cod_fee, tax, currency, customer_name, customer_email, customer_phone, customer_phone_key,
+  customer_address, customer_city, customer_state, customer_postcode, customer_country, items, tracking_number,
+  tracking_courier, tracking_url, note, risk, archived, content_hash, source_updated_at`
+  .split(',')
+  .map((c) => c.trim());
+
+/**
+ * One INSERT … ON CONFLICT for the whole round. Only a held (locked) row is updated: a new row carries a
+ * fresh id, so a copy another request inserted meanwhile is left intact and returns nothing (re-read).
+ */
+export async function writeOrders(tx: EntityManager, sender: OrderSender, rows: Record<string, unknown>[]) {
+  const names = COLUMNS.split(',').map((c) => c.trim().split(' ')[0]!);
+  const select = names.map((n) => (n === 'created_at' ? `date_trunc('milliseconds', coalesce(x.created_at, now()))` : `x.${n}`));
+  return tx.execute<(OrderRow & { inserted: boolean })[]>(
+    `insert into orders as o (store_id, origin, source, connection_id, ${names.join(', ')})
+     select ?::uuid, ?, ?, ?::uuid, ${select.join(', ')} from jsonb_to_recordset(?::jsonb) as x(${COLUMNS})
+     on conflict (store_id, origin, external_id) where external_id is not null do update set
+       ${UPDATED.map((c) => `${c} = excluded.${c}`).join(', ')}, updated_at = now(), version = o.version + 1
+     where o.id = excluded.id and o.content_hash <> excluded.content_hash
+       and (excluded.source_updated_at is null or o.source_updated_at is null or excluded.source_updated_at >= o.source_updated_at)
+     returning o.*, (o.xmax = 0) as inserted`,
+    [sender.storeId, sender.origin, sender.source, sender.connectionId, JSON.stringify(rows)],
+  );
+}

@@ -1,0 +1,177 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ORDER_EVENT_TYPES } from '../../domain/order-events.js';
+import { workflowIds } from '../../workflows/definitions.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createTestConnection, createTestStore, type TestStore } from '../helpers/store.js';
+import { eventTypes, orderBody, ordersApi, sql } from './fixtures.js';
+
+let t: TestApp;
+let s: TestStore;
+let api: ReturnType<typeof ordersApi>;
+beforeAll(async () => {
+  t = await createTestApp();
+  s = await createTestStore(t.orm, { plan: 'paid' });
+  api = ordersApi(t, s.secret);
+});
+afterAll(() => t.close());
+
+/** Creates an order and returns it with a function giving the event types written since. */
+async function tracked(client: ReturnType<typeof ordersApi>, body: Record<string, unknown>) {
+  const res = await client.post(body);
+  expect(res.statusCode, res.body).toBe(201);
+  const order = res.json().order;
+  let seen = (await eventTypes(t, order.id)).length;
+  const since = async () => {
+    const all = await eventTypes(t, order.id);
+    const fresh = all.slice(seen);
+    seen = all.length;
+    return fresh;
+  };
+  return { order, since };
+}
+
+describe('order events: which change writes which events (docs/orders.md, Events)', () => {
+  it('a new order gives order.created only, whatever its state', async () => {
+    const { order } = await tracked(api, orderBody({ status: 'shipped', payment: { status: 'paid' }, tracking: { number: 'T1' } }));
+    expect(await eventTypes(t, order.id)).toEqual(['order.created']);
+  });
+
+  it('confirmed → shipped gives order.updated, order.fulfilled, order.shipped', async () => {
+    const { order, since } = await tracked(api, orderBody({ status: 'confirmed' }));
+    await api.patch(order.id, { status: 'shipped' });
+    expect(await since()).toEqual(['order.updated', 'order.fulfilled', 'order.shipped']);
+  });
+
+  it('payment becoming paid gives order.updated, order.paid; pending → confirmed adds order.confirmed', async () => {
+    const body = orderBody({ status: 'pending', payment: { status: 'pending' } });
+    const { since } = await tracked(api, body);
+    await api.post({ ...body, payment: { status: 'paid' } });
+    expect(await since()).toEqual(['order.updated', 'order.paid']);
+    await api.post({ ...body, status: 'confirmed', payment: { status: 'paid' } });
+    expect(await since()).toEqual(['order.updated', 'order.confirmed']);
+  });
+
+  it('attaching a first tracking number gives order.fulfilled once', async () => {
+    const { order, since } = await tracked(api, orderBody({ status: 'confirmed' }));
+    await api.patch(order.id, { tracking: { number: 'AWB-9' } });
+    expect(await since()).toEqual(['order.updated', 'order.fulfilled']);
+    await api.patch(order.id, { status: 'out_for_delivery' });
+    expect(await since()).toEqual(['order.updated', 'order.out_for_delivery']);
+    await api.patch(order.id, { status: 'completed' });
+    expect(await since()).toEqual(['order.updated', 'order.completed']);
+  });
+
+  it('a tracking number on an upserted copy moves it to shipped with the matching events', async () => {
+    const body = orderBody({ status: 'confirmed' });
+    const { since } = await tracked(api, body);
+    await api.post({ ...body, tracking: { number: 'AWB-10', courier: 'Amana' } });
+    expect(await since()).toEqual(['order.updated', 'order.fulfilled', 'order.shipped']);
+  });
+
+  it('cancelling gives order.updated, order.cancelled; returning to pending names no status event', async () => {
+    const body = orderBody({ status: 'pending', payment: { is_cod: true } });
+    const { since } = await tracked(api, body);
+    await api.post({ ...body, status: 'cancelled' });
+    expect(await since()).toEqual(['order.updated', 'order.cancelled']);
+    await api.post({ ...body, status: 'pending' });
+    expect(await since()).toEqual(['order.updated']);
+  });
+
+  it('archiving (DELETE or deleted: true) gives order.updated; an unchanged re-send gives nothing', async () => {
+    const body = orderBody();
+    const { order, since } = await tracked(api, body);
+    await api.post(body);
+    expect(await since()).toEqual([]);
+    await api.post({ ...body, deleted: true });
+    expect(await since()).toEqual(['order.updated']);
+    const other = await tracked(api, orderBody());
+    await api.archive(other.order.id);
+    expect(await other.since()).toEqual(['order.updated']);
+    await api.archive(other.order.id);
+    expect(await other.since()).toEqual([]);
+    expect(order.id).toBeTruthy();
+  });
+});
+
+describe('docs/orders.md documents every event type', () => {
+  it('names each event type, or its status in the order.<status> row, in the Events section', () => {
+    const doc = readFileSync(new URL('../../docs/orders.md', import.meta.url), 'utf8');
+    const events = doc.slice(doc.indexOf('## Events'));
+    const statusRow = events.split('\n').find((line) => line.includes('`order.<status>`'))!;
+    for (const type of ORDER_EVENT_TYPES) {
+      expect(events.includes(`\`${type}\``) || statusRow.includes(`\`${type.slice('order.'.length)}\``), type).toBe(true);
+    }
+  });
+});
+
+describe('order events carry who caused them, for the no-echo rule', () => {
+  it('a secret key’s change records its key as actor and no connection', async () => {
+    const { order } = await tracked(api, orderBody());
+    const [e] = await sql<{ actor: string; connection_id: string | null; backfill: boolean; payload: { id: string } }>(
+      t,
+      'select actor, connection_id, backfill, payload from order_events where order_id = ?',
+      [order.id],
+    );
+    expect(e).toMatchObject({ actor: expect.stringMatching(/^key:/), connection_id: null, backfill: false });
+    expect(e!.payload).toEqual(order);
+  });
+
+  it('a connection key’s change records the connection as actor and connection_id', async () => {
+    const conn = await createTestConnection(t.orm, s.store.id, 'platform_a');
+    const { order } = await tracked(ordersApi(t, conn.key), orderBody({ status: 'processing' }));
+    const [e] = await sql(t, 'select actor, connection_id from order_events where order_id = ?', [order.id]);
+    expect(e).toEqual({ actor: `connection:${conn.id}`, connection_id: conn.id });
+  });
+});
+
+describe('order events are handed to Temporal through the outbox, once each', () => {
+  it('each change with events wakes the order’s sequencer: one outbox row order-events/<order id> per change', async () => {
+    const { order } = await tracked(api, orderBody({ status: 'confirmed' }));
+    await api.patch(order.id, { status: 'shipped' });
+    await api.patch(order.id, { status: 'shipped' });
+    expect(await eventTypes(t, order.id)).toEqual(['order.created', 'order.updated', 'order.fulfilled', 'order.shipped']);
+    const rows = await sql<{ action: string; workflow_type: string; signal_name: string; search_attributes: unknown; args: unknown }>(
+      t,
+      `select action, workflow_type, signal_name, search_attributes, args from outbox where workflow_id = ? order by id`,
+      [workflowIds.orderEvents(order.id)],
+    );
+    expect(rows).toHaveLength(2);
+    for (const r of rows) {
+      expect(r).toEqual({
+        action: 'signal_with_start',
+        workflow_type: 'orderEventsWorkflow',
+        signal_name: 'orderEventsArrived',
+        search_attributes: { StoreId: s.store.id, OrderId: order.id },
+        args: [{ orderId: order.id, storeId: s.store.id }],
+      });
+    }
+  });
+
+  it('the worker runs each event’s workflow: dispatch_count reaches 1 and stays there', async () => {
+    const { order } = await tracked(api, orderBody({ status: 'confirmed' }));
+    await api.patch(order.id, { status: 'completed', comment: 'delivered' });
+    const ids = (await sql<{ id: string }>(t, 'select id from order_events where order_id = ?', [order.id])).map((r) => r.id);
+    expect(ids).toHaveLength(4);
+    await vi.waitFor(
+      async () => {
+        const rows = await sql<{ n: number }>(t, 'select dispatch_count as n from order_events where order_id = ?', [order.id]);
+        expect(rows.map((r) => r.n)).toEqual([1, 1, 1, 1]);
+      },
+      { timeout: 15_000, interval: 200 },
+    );
+    const done = await sql<{ done: boolean }>(t, `select done_at is not null as done from outbox where workflow_id = ?`, [workflowIds.orderEvents(order.id)]);
+    expect(done.map((d) => d.done)).toEqual([true, true]);
+    await new Promise((r) => setTimeout(r, 1500));
+    const again = await sql<{ n: number }>(t, 'select dispatch_count as n from order_events where order_id = ?', [order.id]);
+    expect(again.map((r) => r.n)).toEqual([1, 1, 1, 1]);
+  });
+
+  it('backfill events are recorded but never handed over nor dispatched', async () => {
+    const res = await api.batch([orderBody()], true);
+    const id = res.json().results[0].id;
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await sql(t, 'select backfill, dispatch_count from order_events where order_id = ?', [id])).toEqual([{ backfill: true, dispatch_count: 0 }]);
+    expect(await sql(t, 'select id from outbox where workflow_id = ?', [workflowIds.orderEvents(id)])).toEqual([]);
+  });
+});
