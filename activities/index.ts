@@ -1,6 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { ResolvedConfig } from '../api/config.js';
 import type { Resolver } from '../services/outbound/target.js';
+import { checkoutActivities } from './checkout.js';
+import { connectionActivities } from './connections.js';
 import { webhookActivities } from './webhooks.js';
 
 export interface ActivityDeps {
@@ -14,6 +16,8 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...webhookActivities(deps),
+    ...connectionActivities(deps),
+    ...checkoutActivities(deps),
   };
 }
 

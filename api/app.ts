@@ -15,6 +15,7 @@ import { rawJsonBody } from './plugins/raw-json-body.js';
 import { meRoutes } from './routes/me.js';
 import { orderRoutes } from './routes/orders.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { connectionRoutes } from './routes/connection.js';
 import { metaRoutes } from './routes/meta.js';
 import { createLogger } from './logger.js';
 import { systemResolver, type Resolver } from '../services/outbound/target.js';
@@ -73,6 +74,7 @@ export async function buildApp({ config, orm, temporal, logger, resolve }: AppDe
   await app.register(meRoutes);
   await app.register(orderRoutes);
   await app.register(webhookRoutes);
+  await app.register(connectionRoutes);
   await app.register(metaRoutes);
   return app;
 }

@@ -113,7 +113,7 @@ export class OutboxRelay {
         [this.opts.batchSize ?? 100],
       );
       if (rows.length === 0) return 0;
-      const results = await Promise.allSettled(rows.map((row) => this.handOff(row)));
+      const results = await this.handOffAll(rows);
       const done: string[] = [];
       let settled = 0;
       for (const [i, result] of results.entries()) {
@@ -135,6 +135,24 @@ export class OutboxRelay {
       if (settled < rows.length) this.opts.log.warn({ waiting: rows.length - settled }, 'outbox relay: Temporal unreachable; rows wait for retry');
       return settled;
     });
+  }
+
+  /** Hands rows over in parallel, but rows of one workflow one after another, in the order written. */
+  private async handOffAll(rows: OutboxRow[]): Promise<PromiseSettledResult<void>[]> {
+    const results: PromiseSettledResult<void>[] = new Array(rows.length);
+    const chains = new Map<string, Promise<void>>();
+    rows.forEach((row, i) => {
+      const previous = chains.get(row.workflow_id) ?? Promise.resolve();
+      const next = previous.then(() =>
+        this.handOff(row).then(
+          () => void (results[i] = { status: 'fulfilled', value: undefined }),
+          (reason: unknown) => void (results[i] = { status: 'rejected', reason }),
+        ),
+      );
+      chains.set(row.workflow_id, next);
+    });
+    await Promise.all(chains.values());
+    return results;
   }
 
   private async handOff(row: OutboxRow): Promise<void> {

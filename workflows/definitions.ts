@@ -1,6 +1,6 @@
 // Pure: imported by workflows, the API, the worker and tests. Nothing here may do I/O.
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal } from '@temporalio/workflow';
 
 /** Search attributes operators filter on in the Temporal Web UI; business ids only, never secrets. */
 export const SEARCH_ATTRIBUTES = {
@@ -20,6 +20,14 @@ export const workflowIds = {
   webhookDelivery: (eventId: string, endpointId: string) => `webhook-delivery/${eventId}/${endpointId}`,
   /** An attempt an operator asked for again. */
   webhookReplay: (eventId: string, endpointId: string, deliveryId: string) => `webhook-delivery/${eventId}/${endpointId}/replay-${deliveryId}`,
+  /** The life of one connect code (by its row id, never the code itself). */
+  connectCode: (codeId: string) => `connect-code/${codeId}`,
+  /** The long-lived push of updates to one connected shop. */
+  connectionPush: (connectionId: string) => `connection-push/${connectionId}`,
+  /** The life of one checkout session: it ends placed or expired. */
+  checkoutExpiry: (sessionId: string) => `checkout-expiry/${sessionId}`,
+  /** The wrong-contact lockout of one order number in one store (numbers are shopper-visible, not secrets). */
+  trackingLockout: (storeId: string, orderKey: string) => `tracking-lockout/${storeId}/${encodeURIComponent(orderKey)}`,
 };
 
 export interface OrderEventsInput {
@@ -29,3 +37,49 @@ export interface OrderEventsInput {
 
 /** New events of the order were committed: look for them. Carries nothing; the database is the truth. */
 export const orderEventsArrived = defineSignal('orderEventsArrived');
+
+export interface ConnectCodeInput {
+  codeId: string;
+  storeId: string;
+  ttlMs: number;
+}
+/** The code was exchanged for a connection: the code's life is over. */
+export const connectCodeExchanged = defineSignal<[{ connectionId: string }]>('connectCodeExchanged');
+
+export interface ConnectionPushInput {
+  connectionId: string;
+}
+/** New updates are waiting for this connection. */
+export const updatesQueued = defineSignal('updatesQueued');
+/** Operator action (Temporal UI or CLI): send waiting and failed updates again now. */
+export const replayUpdates = defineSignal('replayUpdates');
+
+export interface CheckoutExpiryInput {
+  sessionId: string;
+  storeId: string;
+  ttlMs: number;
+}
+/** The session's cart placed its order: the session's life is over, it never expires. */
+export const checkoutPlaced = defineSignal('checkoutPlaced');
+
+export interface TrackingLockoutInput {
+  storeId: string;
+  /** The order number without a leading '#' (or the order id when it has none). */
+  orderKey: string;
+  /** TRACKING_LOCKOUT_SECONDS of the API that wrote the wrong try: the lockout and the counting window. */
+  lockoutSeconds: number;
+}
+/** The database's state of one lockout, as the API or the settling activity saw it. */
+export interface TrackingLockoutState {
+  wrongCount: number;
+  /** Set once the count reached TRACKING_MAX_WRONG_CONTACT: lookups answer 429 until then. */
+  lockedUntil: string | null;
+  /** When the row is due to be cleared: lockedUntil, or the end of the counting window. */
+  expiresAt: string;
+}
+/** A wrong contact was tried (sent through the outbox after the counter row committed). */
+export const wrongContactTried = defineSignal<[TrackingLockoutState]>('wrongContact');
+/** Operator action (Temporal UI): end the lockout and forget the wrong tries now. */
+export const liftLockout = defineSignal('liftLockout');
+/** What the workflow believes now (the database stays the truth). */
+export const trackingLockoutState = defineQuery<TrackingLockoutState & { lifted: boolean }>('lockoutState');

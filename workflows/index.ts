@@ -1,3 +1,6 @@
 // The worker's workflow bundle: every workflow the task queue runs.
 export { orderEventsWorkflow } from './order-events.js';
 export { webhookDeliveryWorkflow } from './webhook-delivery.js';
+export { connectCodeWorkflow } from './connect-code.js';
+export { connectionPushWorkflow } from './connection-push.js';
+export { checkoutExpiryWorkflow } from './checkout-expiry.js';

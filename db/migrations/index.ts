@@ -1,10 +1,14 @@
 import { Migration20261122000100 } from './Migration20261122000100.js';
 import { Migration20261122000200 } from './Migration20261122000200.js';
 import { Migration20261122000300 } from './Migration20261122000300.js';
+import { Migration20261122000400 } from './Migration20261122000400.js';
+import { Migration20261122000600 } from './Migration20261122000600.js';
 
 /** Every migration, oldest first; registered explicitly so a bundled build finds them. */
 export const migrationsList = [
   { name: 'Migration20261122000100', class: Migration20261122000100 },
   { name: 'Migration20261122000200', class: Migration20261122000200 },
   { name: 'Migration20261122000300', class: Migration20261122000300 },
+  { name: 'Migration20261122000400', class: Migration20261122000400 },
+  { name: 'Migration20261122000600', class: Migration20261122000600 },
 ];

@@ -8,6 +8,7 @@ import { cleanMultiline, cleanText } from '../../domain/text.js';
 import { presentOrder, type OrderRow } from './present.js';
 import { recordOrderEvents, recordStatusHistory } from './events.js';
 import { findOrderRow } from './read.js';
+import { queueConnectionUpdate } from '../connections/updates.js';
 
 /** The service-side author of a change. */
 export interface OrderEditor {
@@ -59,6 +60,13 @@ export async function patchOrder(em: EntityManager, editor: OrderEditor, id: str
     }
     const events = eventsForChange(row, updated!).map((type) => ({ storeId: editor.storeId, order, type, backfill: false, actor: editor.actor, connectionId: editor.connectionId }));
     await recordOrderEvents(tx, events);
+    await queueConnectionUpdate(tx, {
+      connectionId: row.connection_id,
+      editorConnectionId: editor.connectionId,
+      before: { status: row.status, tracking: presentOrder(row, editor.publicUrl).tracking },
+      after: order,
+      comment: comment ?? null,
+    });
     return order;
   });
 }

@@ -1,7 +1,8 @@
 import type { Command } from '../command.js';
+import { connectionCommands } from './connections.js';
 import { keyCommands } from './key.js';
 import { orderCommands } from './orders.js';
 import { storeCommands } from './store.js';
 
 /** Every operator command; a new group is one module and one line here. */
-export const commands: readonly Command[] = [...storeCommands, ...keyCommands, ...orderCommands];
+export const commands: readonly Command[] = [...storeCommands, ...keyCommands, ...orderCommands, ...connectionCommands];

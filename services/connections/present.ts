@@ -1,0 +1,56 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { storeUrls } from '../../api/urls.js';
+
+export interface ConnectionRow {
+  id: string;
+  store_id: string;
+  platform: 'platform_a' | 'platform_b';
+  status: 'active' | 'disconnected';
+  status_detail: string | null;
+  shop_url: string | null;
+  shop_host: string | null;
+  site_url: string | null;
+  push_url: string | null;
+  plugin_version: string | null;
+  platform_version: string | null;
+  shop_name: string | null;
+  currency: string | null;
+  webhook_secret_sealed: string | null;
+  last_heartbeat_at: Date | null;
+  created_at: Date;
+}
+
+/** The connected store as the plugin sees it. */
+export async function connectedStore(em: EntityManager, storeId: string, publicUrl: string) {
+  const [store] = await em.execute<{ id: string; name: string; slug: string }[]>(`select id, name, slug from stores where id = ?`, [storeId]);
+  return {
+    id: store!.id,
+    name: store!.name,
+    slug: store!.slug,
+    tracking_url: storeUrls({ publicUrl }, store!.slug).tracking_url,
+    dashboard_url: `${publicUrl}/dashboard/stores/${store!.id}`,
+  };
+}
+
+/** The Connection object, with orders_synced and last_order_at read from the orders themselves. */
+export async function presentConnection(em: EntityManager, row: ConnectionRow) {
+  const [stats] = await em.execute<{ n: number; last: Date | null }[]>(
+    `select count(*)::int as n, max(created_at) as last from orders where connection_id = ?`,
+    [row.id],
+  );
+  return {
+    id: row.id,
+    platform: row.platform,
+    status: row.status,
+    status_detail: row.status_detail,
+    shop_url: row.shop_url,
+    orders_synced: stats!.n,
+    last_order_at: stats!.last ? new Date(stats!.last).toISOString() : null,
+  };
+}
+
+/** A connection of the store by id, or null. */
+export async function findConnection(em: EntityManager, id: string): Promise<ConnectionRow | null> {
+  const rows = await em.execute<ConnectionRow[]>(`select * from connections where id = ?`, [id]);
+  return rows[0] ?? null;
+}

@@ -1,0 +1,19 @@
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import { connectCodeExchanged, type ConnectCodeInput } from './definitions.js';
+
+const { expireConnectCode } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds' });
+
+/**
+ * Owns one connect code's life: it ends when the code is exchanged, or its timer expires the code.
+ * The exchange itself checks the database, so an exchange never waits on this workflow.
+ */
+export async function connectCodeWorkflow(input: ConnectCodeInput): Promise<{ outcome: 'exchanged' | 'expired'; connectionId?: string }> {
+  let connectionId: string | undefined;
+  setHandler(connectCodeExchanged, (signal) => {
+    connectionId = signal.connectionId;
+  });
+  if (await condition(() => connectionId !== undefined, Math.max(1, input.ttlMs))) return { outcome: 'exchanged', connectionId: connectionId! };
+  const expired = await expireConnectCode(input.codeId);
+  return expired ? { outcome: 'expired' } : { outcome: 'exchanged' };
+}

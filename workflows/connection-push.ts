@@ -1,0 +1,44 @@
+import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import { replayUpdates, updatesQueued, type ConnectionPushInput } from './definitions.js';
+
+const { pushDueUpdates, replayConnectionUpdates } = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 5 },
+});
+
+/** Wakes at least this often even without a signal, in case a wake-up was missed. */
+const HEARTBEAT_MS = 15 * 60 * 1000;
+
+/**
+ * One per connection, long-lived: woken by new updates, it pushes due updates in batches; whatever the
+ * plugin does not acknowledge is retried with back-off (the database keeps each update's schedule).
+ * Ends when the connection is disconnected; continues as new to keep its history short.
+ */
+export async function connectionPushWorkflow(input: ConnectionPushInput): Promise<void> {
+  let wake = true;
+  let replay = false;
+  setHandler(updatesQueued, () => {
+    wake = true;
+  });
+  setHandler(replayUpdates, () => {
+    replay = wake = true;
+  });
+  let nextMs: number | null = null;
+  for (;;) {
+    if (!wake) await condition(() => wake, nextMs ?? HEARTBEAT_MS);
+    wake = false;
+    if (replay) {
+      replay = false;
+      await replayConnectionUpdates(input.connectionId);
+    }
+    const outcome = await pushDueUpdates(input.connectionId);
+    if (outcome.stopped === 'disconnected') return;
+    if (outcome.more) wake = true;
+    nextMs = outcome.nextPushInMs;
+    if (workflowInfo().continueAsNewSuggested) {
+      await condition(allHandlersFinished);
+      return continueAsNew<typeof connectionPushWorkflow>(input);
+    }
+  }
+}
