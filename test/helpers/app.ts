@@ -7,6 +7,7 @@ import { buildApp } from '../../api/app.js';
 import { loadConfig, type ResolvedConfig } from '../../api/config.js';
 import { createLogger } from '../../api/logger.js';
 import { openOrm } from '../../db/orm.js';
+import { freePort } from '../../db/embedded.js';
 import { createTemporalClient, type TemporalHandle } from '../../temporal/client.js';
 
 export interface TestApp {
@@ -81,3 +82,12 @@ export function randomLoopbackIp(): string {
 }
 
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+/** The app listening on a loopback port, with PUBLIC_URL pointing at it (for browsers and HTTP clients). */
+export async function createListeningTestApp(env: Record<string, string> = {}): Promise<TestApp & { baseUrl: string }> {
+  const port = await freePort();
+  const publicUrl = `http://127.0.0.1:${port}`;
+  const t = await createTestApp({ PUBLIC_URL: publicUrl, ...env });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  return { ...t, baseUrl: publicUrl };
+}
