@@ -11,6 +11,11 @@ export interface Principal {
   plan: StorePlan;
   scopes: Scope[];
   origins: string[];
+  /** Store facts most routes need, read in the same statement as the key. */
+  storeSlug: string;
+  storeCurrency: string;
+  /** The platform of a connection key's shop; null for other keys. */
+  platform: 'platform_a' | 'platform_b' | null;
 }
 
 export interface KeyHit {
@@ -24,8 +29,8 @@ export interface KeyHit {
 // publishable key, the visitor's) for the current minute. Row locks of the upsert make it exact under concurrency.
 const KEY_AND_COUNT_SQL = `
 with k as (
-  select k.id, k.kind, k.scopes, k.origins, k.connection_id, k.store_id, s.plan
-  from api_keys k join stores s on s.id = k.store_id
+  select k.id, k.kind, k.scopes, k.origins, k.connection_id, k.store_id, s.plan, s.slug, s.currency, c.platform
+  from api_keys k join stores s on s.id = k.store_id left join connections c on c.id = k.connection_id
   where k.key_hash = ? and k.revoked_at is null
 ), w as (select date_trunc('minute', now()) as ws),
 b as (
@@ -39,7 +44,7 @@ b as (
   on conflict (bucket, window_start) do update set count = c.count + 1
   returning c.bucket, c.count
 )
-select k.id, k.kind, k.scopes, k.origins, k.connection_id, k.store_id, k.plan,
+select k.id, k.kind, k.scopes, k.origins, k.connection_id, k.store_id, k.plan, k.slug, k.currency, k.platform,
   extract(epoch from w.ws)::bigint + 60 as reset_at,
   (select count from hits where bucket like 'key:%') as key_count,
   (select count from hits where bucket like 'visitor:%') as visitor_count
@@ -53,6 +58,9 @@ interface KeyRow {
   connection_id: string | null;
   store_id: string;
   plan: StorePlan;
+  slug: string;
+  currency: string;
+  platform: 'platform_a' | 'platform_b' | null;
   reset_at: string | number;
   key_count: number;
   visitor_count: number | null;
@@ -72,6 +80,9 @@ export async function findKeyAndCount(em: EntityManager, keyHash: string, visito
       plan: row.plan,
       scopes: row.scopes,
       origins: row.origins,
+      storeSlug: row.slug,
+      storeCurrency: row.currency,
+      platform: row.platform,
     },
     resetAt: Number(row.reset_at),
     keyCount: row.key_count,

@@ -48,7 +48,7 @@ export async function orderRoutes(app: FastifyInstance) {
       responses: { 201: { description: 'Created', schema: UpsertResult }, 200: { description: 'Updated, unchanged or skipped', schema: UpsertResult } },
     },
     async (request, reply) => {
-      const sender = await orderSenderFor(app.orm.em, request.principal!, publicUrl);
+      const sender = orderSenderFor(request.principal!, publicUrl);
       const [outcome] = await upsertOrders(app.orm.em, sender, [request.body]);
       if (!outcome!.ok) throw new ApiError('invalid_request', outcome!.message, outcome!.param);
       return reply.status(outcome!.result.action === 'created' ? 201 : 200).send(outcome!.result);
@@ -67,7 +67,7 @@ export async function orderRoutes(app: FastifyInstance) {
       responses: { 200: { description: 'One result per order', schema: BatchResult } },
     },
     async (request) => {
-      const sender = await orderSenderFor(app.orm.em, request.principal!, publicUrl);
+      const sender = orderSenderFor(request.principal!, publicUrl);
       const outcomes = await upsertOrders(app.orm.em, sender, request.body.orders, request.body.backfill);
       return {
         results: outcomes.map((o) =>

@@ -1,23 +1,17 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../../api/auth/lookup.js';
-import { defaultStatusKind, type OrderSource } from '../../domain/order-status.js';
+import { defaultStatusKind } from '../../domain/order-status.js';
 import type { OrderEditor } from './change.js';
 import type { OrderSender } from './upsert.js';
 
 /** Who a key speaks for when it sends orders: the source and origin come from the key, never the body. */
-export async function orderSenderFor(em: EntityManager, principal: Principal, publicUrl: string): Promise<OrderSender> {
-  const [row] = await em.execute<{ currency: string; platform: 'platform_a' | 'platform_b' | null }[]>(
-    `select s.currency, c.platform from stores s left join connections c on c.id = ?::uuid and c.store_id = s.id where s.id = ?`,
-    [principal.connectionId, principal.storeId],
-  );
-  const platform = row?.platform ?? null;
+export function orderSenderFor(principal: Principal, publicUrl: string): OrderSender {
   return {
     storeId: principal.storeId,
-    storeCurrency: row?.currency ?? 'USD',
+    storeCurrency: principal.storeCurrency,
     origin: principal.connectionId ?? 'api',
-    source: (platform ?? 'api') as OrderSource,
+    source: principal.platform ?? 'api',
     connectionId: principal.connectionId,
-    defaultKind: defaultStatusKind(platform),
+    defaultKind: defaultStatusKind(principal.platform),
     actor: actorOf(principal),
     publicUrl,
   };
