@@ -37,9 +37,11 @@ export function webhookActivities({ orm, config, resolve }: ActivityDeps) {
           'x-service-event': claimed.eventType,
           'x-service-delivery': claimed.id,
           'x-service-signature': serviceSignature(secret, body),
-          'webhook-id': claimed.id,
+          // Standard Webhooks: webhook-id stays the same when a message is sent again (an operator's
+          // replay), so receivers can deduplicate on it; X-Service-Delivery names each attempt.
+          'webhook-id': claimed.eventId,
           'webhook-timestamp': String(timestamp),
-          'webhook-signature': standardWebhookSignature(secret, claimed.id, timestamp, body),
+          'webhook-signature': standardWebhookSignature(secret, claimed.eventId, timestamp, body),
         },
       });
       await recordDeliveryResult(em, claimed.id, result);

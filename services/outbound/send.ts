@@ -28,18 +28,25 @@ export const USER_AGENT = 'StoreCommerce-Webhooks/1.0 (+https://store-commerce.i
 
 /**
  * One POST, never retried: the target is checked and its address pinned, redirects are not followed
- * (a 3xx is a failure), and the whole exchange must finish within timeoutMs.
+ * (a 3xx is a failure), and the whole exchange, name resolution included, must finish within timeoutMs.
  */
 export async function postOnce(req: OutboundPost): Promise<OutboundResult> {
   const started = performance.now();
   const done = (status: number | null, error: string | null, reply = ''): OutboundResult => ({
     status,
-    ok: status !== null && status >= 200 && status < 300,
+    ok: error === null && status !== null && status >= 200 && status < 300,
     error,
     durationMs: Math.round(performance.now() - started),
     reply,
   });
-  const target = await checkTarget(req.url, req.policy, req.resolve ?? systemResolver);
+  // One deadline for the whole exchange, name resolution included: a slow DNS answer cannot stretch it.
+  const deadline = AbortSignal.timeout(req.timeoutMs);
+  const target = await Promise.race([
+    checkTarget(req.url, req.policy, req.resolve ?? systemResolver),
+    new Promise<null>((expired) => deadline.addEventListener('abort', () => expired(null), { once: true })),
+  ]);
+  if (target === null) return done(null, `no answer within ${req.timeoutMs} ms (the host name did not resolve in time)`);
+  // The check comes before any connection: a refused target is never sent a packet.
   if (!target.ok) return done(null, `refused: ${target.reason}`);
   const { url, address, family } = target;
   const pinned: LookupFunction = (_host, options, callback) => {
@@ -55,7 +62,7 @@ export async function postOnce(req: OutboundPost): Promise<OutboundResult> {
         headers: { ...req.headers, 'content-length': String(Buffer.byteLength(req.body)) },
         lookup: pinned,
         agent: false,
-        signal: AbortSignal.timeout(req.timeoutMs),
+        signal: deadline,
       },
       (response) => {
         const chunks: Buffer[] = [];
@@ -69,7 +76,7 @@ export async function postOnce(req: OutboundPost): Promise<OutboundResult> {
           const error = status !== null && status >= 300 && status < 400 ? `redirect to ${response.headers.location ?? '?'} not followed` : status !== null && (status < 200 || status >= 300) ? `answered ${status}` : null;
           resolve(done(status, error, Buffer.concat(chunks).toString('utf8').slice(0, limit)));
         });
-        response.on('error', (err) => resolve(done(response.statusCode ?? null, err.message)));
+        response.on('error', (err) => resolve(done(response.statusCode ?? null, deadline.aborted ? `the answer did not finish within ${req.timeoutMs} ms` : err.message)));
       },
     );
     request.on('error', (err: Error & { code?: string }) => {

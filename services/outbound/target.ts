@@ -23,7 +23,7 @@ export async function checkTarget(text: string, policy: TargetPolicy, resolve: R
   }
   if (addresses.length === 0) return { ok: false, reason: `the host ${shape.url.hostname} does not resolve` };
   for (const address of addresses) {
-    const refusal = checkAddress(address, policy);
+    const refusal = checkAddress(address);
     if (refusal) return { ok: false, reason: `the host ${shape.url.hostname} resolves to a non-public address (${refusal})` };
   }
   const address = addresses[0]!;

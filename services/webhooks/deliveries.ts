@@ -94,19 +94,24 @@ export interface DeliveryView {
   error: string | null;
   duration_ms: number | null;
   replay_of: string | null;
-  created_at: Date;
-  attempted_at: Date | null;
+  /** ISO 8601 UTC. */
+  created_at: string;
+  attempted_at: string | null;
 }
 
+const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
+
 /** Recent deliveries of a store, newest first, for support ("did you send it?"). */
-export async function listDeliveries(em: EntityManager, storeId: string, opts: { failedOnly?: boolean; limit?: number } = {}) {
-  return em.execute<DeliveryView[]>(
+export async function listDeliveries(em: EntityManager, storeId: string, opts: { failedOnly?: boolean; limit?: number } = {}): Promise<DeliveryView[]> {
+  const rows = await em.execute<(Omit<DeliveryView, 'created_at' | 'attempted_at'> & { created_at: Date | string; attempted_at: Date | string | null })[]>(
     `select d.id, d.endpoint_id, e.url, d.event_id, d.event_type, d.order_id, d.status, d.response_status, d.error, d.duration_ms, d.replay_of, d.created_at, d.attempted_at
      from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
      where d.store_id = ?${opts.failedOnly ? ` and d.status = 'failed'` : ''}
      order by d.created_at desc, d.id desc limit ?`,
     [storeId, opts.limit ?? 50],
   );
+  // Raw queries hand timestamps back as PostgreSQL text: show them as the API does.
+  return rows.map((r) => ({ ...r, created_at: iso(r.created_at)!, attempted_at: iso(r.attempted_at) }));
 }
 
 /**

@@ -60,7 +60,8 @@ export async function listEndpoints(em: EntityManager, storeId: string) {
 
 /** Removes an endpoint: nothing more is sent to it, including deliveries already queued (they are cancelled). */
 export async function deleteEndpoint(em: EntityManager, storeId: string, id: string) {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) throw notFound('webhook');
+  // Only a well-formed uuid can name an endpoint (anything else would fail the cast in PostgreSQL).
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw notFound('webhook');
   return em.transactional(async (tx) => {
     const rows = await tx.execute<{ id: string }[]>(
       `update webhook_endpoints set active = false, deleted_at = now() where id = ? and store_id = ? and deleted_at is null returning id`,
