@@ -16,7 +16,8 @@ const EnvSchema = z.object({
   CHECKOUT_TTL_SECONDS: seconds.default(86_400),
   TRACKING_MAX_WRONG_CONTACT: z.coerce.number().int().positive().default(5),
   TRACKING_LOCKOUT_SECONDS: seconds.default(900),
-  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(8000),
+  // At most a minute: the delivery activity's own limit must stay above it.
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().max(60_000).default(8000),
   ALLOW_LOOPBACK_TARGETS: flag.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().min(1).default('.data'),

@@ -70,11 +70,17 @@ export function startWorker({ config, orm, log }: { config: ResolvedConfig; orm:
 
   relay.start();
   const housekeeping = setInterval(() => {
+    const em = orm.em.fork();
     // Rate-limit windows older than a few minutes are of no use.
-    orm.em
-      .fork()
-      .execute(`delete from rate_limit_counters where window_start < now() - interval '5 minutes'`)
-      .catch((err: Error) => log.warn({ err: err.message }, 'rate-limit cleanup failed'));
+    em.execute(`delete from rate_limit_counters where window_start < now() - interval '5 minutes'`).catch((err: Error) =>
+      log.warn({ err: err.message }, 'rate-limit cleanup failed'),
+    );
+    // A worker that died mid-attempt leaves its delivery in 'sending'; after the activity's limit it is
+    // settled as failed (at most one attempt, as the spec wants; an operator may replay it).
+    em.execute(
+      `update webhook_deliveries set status = 'failed', error = 'the attempt was cut off (worker stopped); not retried', finished_at = now()
+       where status = 'sending' and attempted_at < now() - interval '3 minutes'`,
+    ).catch((err: Error) => log.warn({ err: err.message }, 'delivery sweep failed'));
   }, 60_000);
   housekeeping.unref();
 

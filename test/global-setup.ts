@@ -60,7 +60,7 @@ export default async function setup(project: TestProject) {
     env: { ...process.env, ...testEnv({ databaseUrl, temporalAddress: temporal.address, taskQueue, secretsKey }) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const workerLog = createWriteStream(resolve(logDir, 'worker.log'));
+  const workerLog = createWriteStream(resolve(logDir, 'worker.log'), { flags: 'a' });
   worker.stdout.pipe(workerLog);
   worker.stderr.pipe(workerLog);
   stops.unshift(() => stopChild(worker));

@@ -36,11 +36,12 @@ const ordersShow = defineCommand({
     );
     const json = { order, history, events };
     const text = [
+      `Temporal: workflow order-events/${order.id} (webhook deliveries: webhook-delivery/<event id>/<endpoint id>)`,
       fields({ id: order.id, number: order.order_number, source: order.source, external_id: order.external_id, status: order.status, payment: `${order.payment.method} ${order.payment.status}`, total: `${order.totals.total} ${order.currency}`, archived: order.archived, tracking_page: order.tracking.page_url }),
       'history:',
       ...history.map((h) => `  ${new Date(h.created_at).toISOString()}  ${h.status}  ${h.actor}${h.comment ? `  "${h.comment}"` : ''}`),
       'events:',
-      ...events.map((e) => `  ${new Date(e.created_at).toISOString()}  ${e.type}${e.backfill ? ' (backfill)' : ''}  ${e.dispatched_at ? 'handed to Temporal' : e.backfill ? 'not sent' : 'waiting'}  workflow order-event/${e.id}`),
+      ...events.map((e) => `  ${new Date(e.created_at).toISOString()}  ${e.type}${e.backfill ? ' (backfill)' : ''}  ${e.dispatched_at ? 'handed to Temporal' : e.backfill ? 'not sent' : 'waiting'}`),
     ].join('\n');
     return { json, text };
   },
