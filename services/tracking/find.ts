@@ -1,0 +1,74 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { StoredItem } from '../../domain/order-record.js';
+import type { OrderSource, OrderStatus } from '../../domain/order-status.js';
+import { orderNumberKey, orderNumberVariants } from '../../domain/tracking-contact.js';
+
+/** An order as tracking reads it: the shown facts, the contact to check (never shown), its store's name. */
+export interface TrackingRow {
+  id: string;
+  store_id: string;
+  source: OrderSource;
+  order_number: string | null;
+  status: OrderStatus;
+  status_comment: string | null;
+  items: StoredItem[];
+  total: string;
+  shipping: string;
+  cod_fee: string;
+  is_cod: boolean;
+  currency: string;
+  tracking_number: string | null;
+  tracking_courier: string | null;
+  tracking_url: string | null;
+  tracking_status_text: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+  phone: string | null;
+  email: string | null;
+  store_name: string;
+  history: { status: OrderStatus; comment: string | null; created_at: string }[];
+}
+
+const SELECT = `select o.id, o.store_id, o.source, o.order_number, o.status, o.status_comment, o.items, o.total, o.shipping,
+    o.cod_fee, o.is_cod, o.currency, o.tracking_number, o.tracking_courier, o.tracking_url, o.tracking_status_text,
+    o.created_at, o.updated_at, o.customer_phone as phone, o.customer_email as email, s.name as store_name,
+    coalesce((select json_agg(json_build_object('status', h.status, 'comment', h.comment, 'created_at', h.created_at) order by h.id)
+      from (select id, status, comment, created_at from order_status_history where order_id = o.id order by id desc limit 100) h), '[]'::json) as history`;
+
+const LOCK = `(select ceil(extract(epoch from l.locked_until - now()))::int from tracking_lockouts l
+    where l.store_id = ?::uuid and l.order_key = ? and l.locked_until > now())`;
+
+/** The lockout key of an order: its number's key, or its id when it has no number. */
+export const lockoutKeyOf = (row: Pick<TrackingRow, 'id' | 'order_number'>) => (row.order_number ? orderNumberKey(row.order_number) : row.id);
+
+/**
+ * The live (not archived) orders of a store carrying a number, newest first, with the seconds left of
+ * a running lockout of that number (null when none). One round trip.
+ */
+export async function findByNumber(em: EntityManager, storeId: string, key: string): Promise<{ rows: TrackingRow[]; retryAfter: number | null }> {
+  const rows = await em.execute<(TrackingRow & { retry_after: number | null })[]>(
+    `${SELECT}, ${LOCK} as retry_after
+     from orders o join stores s on s.id = o.store_id
+     where o.store_id = ? and o.order_number in (?, ?) and not o.archived
+     order by o.created_at desc, o.id desc limit 20`,
+    [storeId, key, storeId, ...orderNumberVariants(key)],
+  );
+  return { rows, retryAfter: rows[0]?.retry_after ?? null };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** One live order by its id (the tracking page's address), with the seconds left of a running lockout of its number. */
+export async function findById(em: EntityManager, orderId: string): Promise<{ row: TrackingRow | null; retryAfter: number | null }> {
+  if (!UUID.test(orderId)) return { row: null, retryAfter: null };
+  const [row] = await em.execute<TrackingRow[]>(`${SELECT} from orders o join stores s on s.id = o.store_id where o.id = ? and not o.archived`, [orderId]);
+  if (!row) return { row: null, retryAfter: null };
+  const [lock] = await em.execute<{ retry_after: number | null }[]>(`select ${LOCK} as retry_after`, [row.store_id, lockoutKeyOf(row)]);
+  return { row, retryAfter: lock?.retry_after ?? null };
+}
+
+/** A store's id and name by its slug (the store's tracking page), or null. */
+export async function findStoreBySlug(em: EntityManager, slug: string): Promise<{ id: string; name: string } | null> {
+  const [store] = await em.execute<{ id: string; name: string }[]>(`select id, name from stores where slug = ?`, [slug]);
+  return store ?? null;
+}
