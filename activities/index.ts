@@ -3,6 +3,7 @@ import type { ResolvedConfig } from '../api/config.js';
 import type { Resolver } from '../services/outbound/target.js';
 import { checkoutActivities } from './checkout.js';
 import { connectionActivities } from './connections.js';
+import { trackingActivities } from './tracking.js';
 import { webhookActivities } from './webhooks.js';
 
 export interface ActivityDeps {
@@ -16,6 +17,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...webhookActivities(deps),
+    ...trackingActivities(deps),
     ...connectionActivities(deps),
     ...checkoutActivities(deps),
   };

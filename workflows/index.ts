@@ -4,3 +4,4 @@ export { webhookDeliveryWorkflow } from './webhook-delivery.js';
 export { connectCodeWorkflow } from './connect-code.js';
 export { connectionPushWorkflow } from './connection-push.js';
 export { checkoutExpiryWorkflow } from './checkout-expiry.js';
+export { trackingLockoutWorkflow } from './tracking-lockout.js';

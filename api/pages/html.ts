@@ -39,7 +39,21 @@ button,.button{display:inline-block;margin-top:1rem;padding:.65rem 1.1rem;font:i
 .notice{padding:.75rem 1rem;border-radius:6px;background:#fff4e5;border:1px solid #f5c77e}.errors{padding:.75rem 1rem;border-radius:6px;background:#fdecea;border:1px solid #f1aeb5}
 ol.progress{display:flex;gap:.25rem;padding:0;list-style:none;flex-wrap:wrap}ol.progress li{flex:1;min-width:6rem;padding:.4rem;text-align:center;border-radius:4px;background:#eee;font-size:.85rem}
 ol.progress li.done{background:#d7f0dd}ol.progress li.current{background:var(--accent);color:#fff}
-@media (max-width:520px){th,td{font-size:.9rem}main{padding:.75rem}}`;
+@media (max-width:520px){th,td{font-size:.9rem}main{padding:.75rem}}
+main:has(>.dash){max-width:1080px}.dash-narrow{max-width:560px;margin:0 auto}.dash-store{margin:.75rem 0 0;font-weight:600}
+.dash-bar{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;font-size:.9rem;padding-bottom:.5rem;border-bottom:1px solid var(--line)}
+.dash-inline{display:inline-flex;gap:.4rem;align-items:center;margin:0}.dash-inline select{width:auto;padding:.3rem}
+.dash-tabs{display:flex;flex-wrap:wrap;gap:.25rem;margin:.25rem 0 .5rem}.dash-tabs a{padding:.35rem .7rem;border-radius:6px;text-decoration:none;color:var(--accent)}.dash-tabs a[aria-current]{background:var(--accent);color:#fff}
+.dash .dash-small{margin-top:0;padding:.3rem .7rem;font-size:.85rem}.dash .dash-plain{background:#fff;color:var(--accent);border:1px solid var(--line)}.dash .dash-danger{background:var(--bad)}
+.dash-check{font-weight:400;display:flex;gap:.5rem;align-items:flex-start;margin:.35rem 0}.dash-check input{width:auto;margin-top:.3rem}
+.dash fieldset{border:1px solid var(--line);border-radius:6px;margin:.75rem 0;padding:.5rem .75rem}.dash form{margin-bottom:0}
+.dash .mono,.dash-secret input{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;word-break:break-all}
+.dash-secret{display:flex;gap:.5rem}.dash-secret button{margin-top:0}.dash-once{border-color:var(--ok);background:#f0faf3}
+.dash-scroll{overflow-x:auto}.dash-compact td,.dash-compact th{font-size:.85rem}.dash-paging{display:flex;gap:1rem}.dash-list li{margin:.3rem 0}
+.dash-tiles{display:grid;grid-template-columns:repeat(auto-fit,minmax(140px,1fr));gap:.75rem}.dash-tile{display:flex;flex-direction:column;text-decoration:none;color:inherit;margin:0}.dash-tile strong{font-size:1.6rem}
+.dash-filters{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:.25rem .75rem;align-items:end}.dash-filters label{margin-top:0}
+.dash-status{display:inline-block;padding:.05rem .5rem;border-radius:999px;background:#eef3fb;font-size:.85rem}.dash-url{font-size:1rem;word-break:break-all}
+.dash-shop-url{font-size:1.3rem;font-weight:700;margin:.25rem 0}.dash .card>:first-child{margin-top:0}.dash-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}`;
 
 /** A whole page: mobile viewport, the small stylesheet, no script. */
 export function page(title: string, body: SafeHtml, opts: { heading?: string } = {}): string {

@@ -2,7 +2,9 @@ import { Migration20261122000100 } from './Migration20261122000100.js';
 import { Migration20261122000200 } from './Migration20261122000200.js';
 import { Migration20261122000300 } from './Migration20261122000300.js';
 import { Migration20261122000400 } from './Migration20261122000400.js';
+import { Migration20261122000500 } from './Migration20261122000500.js';
 import { Migration20261122000600 } from './Migration20261122000600.js';
+import { Migration20261122000700 } from './Migration20261122000700.js';
 
 /** Every migration, oldest first; registered explicitly so a bundled build finds them. */
 export const migrationsList = [
@@ -10,5 +12,7 @@ export const migrationsList = [
   { name: 'Migration20261122000200', class: Migration20261122000200 },
   { name: 'Migration20261122000300', class: Migration20261122000300 },
   { name: 'Migration20261122000400', class: Migration20261122000400 },
+  { name: 'Migration20261122000500', class: Migration20261122000500 },
   { name: 'Migration20261122000600', class: Migration20261122000600 },
+  { name: 'Migration20261122000700', class: Migration20261122000700 },
 ];

@@ -1,0 +1,94 @@
+import type { Product } from '../../api/schemas/products.js';
+import { productPageUrl } from '../../api/pages/paths.js';
+import type { CartProduct } from '../../domain/cart.js';
+import { isInStock, shownStock, type ProductType, type Variant, type VariantOptions } from '../../domain/catalog.js';
+import { fromUnits, toNumericString, toUnits } from '../../domain/money.js';
+
+/** A variant as stored in products.variants (price as an exact numeric string). */
+export interface StoredVariant {
+  options: VariantOptions;
+  price: string;
+  stock: number | null;
+  sku: string | null;
+}
+
+/** A products row as PostgreSQL returns it (numeric as text). */
+export interface ProductRow {
+  id: string;
+  store_id: string;
+  name: string;
+  description: string;
+  price: string;
+  compare_at_price: string | null;
+  delivery_fee: string | null;
+  image_url: string | null;
+  images: string[];
+  category: string | null;
+  categories: string[];
+  type: ProductType;
+  stock: number | null;
+  variants: StoredVariant[];
+  sku: string | null;
+  archived: boolean;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+/** The store facts a product is shown and sold with. */
+export interface StoreFacts {
+  id: string;
+  name: string;
+  slug: string;
+  currency: string;
+  published: boolean;
+  standard_delivery_fee: string;
+}
+
+const money = (text: string) => fromUnits(toUnits(text));
+const moneyOrNull = (text: string | null) => (text === null ? null : money(text));
+
+/** Variants in money units, for the domain rules. */
+export const variantsOf = (row: Pick<ProductRow, 'variants'>): Variant[] =>
+  row.variants.map((v) => ({ options: v.options, price: toUnits(v.price), stock: v.stock, sku: v.sku }));
+
+/** Variants back to their stored form. */
+export const storedVariants = (variants: Variant[]): StoredVariant[] =>
+  variants.map((v) => ({ options: v.options, price: toNumericString(v.price), stock: v.stock, sku: v.sku }));
+
+/** The API's product object for a row of a store. */
+export function presentProduct(row: ProductRow, store: Pick<StoreFacts, 'slug' | 'currency'>, publicUrl: string): Product {
+  return {
+    id: row.id,
+    object: 'product',
+    name: row.name,
+    description: row.description,
+    price: money(row.price),
+    compare_at_price: moneyOrNull(row.compare_at_price),
+    delivery_fee: moneyOrNull(row.delivery_fee),
+    currency: store.currency,
+    image_url: row.image_url ?? row.images[0] ?? null,
+    images: row.images,
+    category: row.category,
+    categories: row.categories,
+    type: row.type,
+    in_stock: isInStock(row),
+    stock: shownStock(row),
+    variants: row.variants.map((v) => ({ options: v.options, price: money(v.price), stock: v.stock, sku: v.sku })),
+    url: productPageUrl({ publicUrl }, store.slug, row.id),
+  };
+}
+
+/** The product as the cart rules need it. */
+export function toCartProduct(row: ProductRow): CartProduct {
+  return {
+    id: row.id,
+    name: row.name,
+    archived: row.archived,
+    price: toUnits(row.price),
+    deliveryFee: row.delivery_fee === null ? null : toUnits(row.delivery_fee),
+    stock: row.stock,
+    variants: variantsOf(row),
+    sku: row.sku,
+    imageUrl: row.image_url ?? row.images[0] ?? null,
+  };
+}

@@ -1,0 +1,62 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiError } from '../../api/errors.js';
+import type { ProductListQuery } from '../../api/schemas/products.js';
+import { decodeCursor, encodeCursor } from '../../domain/cursor.js';
+import { presentProduct, type ProductRow, type StoreFacts } from './product-row.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const STORE_COLUMNS = 'id, name, slug, currency, published, standard_delivery_fee';
+
+/** The store by id or slug, or null. */
+export async function findStore(em: EntityManager, by: { id: string } | { slug: string }): Promise<StoreFacts | null> {
+  const [column, value] = 'id' in by ? ['id', by.id] : ['slug', by.slug];
+  const rows = await em.execute<StoreFacts[]>(`select ${STORE_COLUMNS} from stores where ${column} = ?`, [value]);
+  return rows[0] ?? null;
+}
+
+/** The caller's store, only when published: an unpublished store's catalogue answers 404 not_found. */
+export async function publishedStore(em: EntityManager, storeId: string): Promise<StoreFacts> {
+  const store = await findStore(em, { id: storeId });
+  if (!store?.published) throw new ApiError('not_found', 'This store is not published; its catalogue is not available.');
+  return store;
+}
+
+/** One live (not archived) product of this store, or null (unknown, malformed, archived or another store's id). */
+export async function findLiveProduct(em: EntityManager, storeId: string, id: string): Promise<ProductRow | null> {
+  if (!UUID.test(id)) return null;
+  const rows = await em.execute<ProductRow[]>(`select * from products where id = ? and store_id = ? and not archived`, [id, storeId]);
+  return rows[0] ?? null;
+}
+
+/** A keyset page of live products, newest first by (created_at, id); the cursor only narrows this store's rows. */
+export async function listProducts(em: EntityManager, store: StoreFacts, filter: ProductListQuery, publicUrl: string) {
+  const where = ['store_id = ?', 'not archived'];
+  const params: unknown[] = [store.id];
+  if (filter.category) (where.push('categories @> array[?]::text[]'), params.push(filter.category));
+  const cursor = filter.cursor ? decodeCursor(filter.cursor) : null;
+  if (cursor) (where.push('(created_at, id) < (?::timestamptz, ?::uuid)'), params.push(cursor.createdAt, cursor.id));
+  params.push(filter.limit + 1);
+  // The cursor keeps created_at to the microsecond: a Date (milliseconds) would skip rows sharing a millisecond.
+  const rows = await em.execute<(ProductRow & { position: string })[]>(
+    `select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position
+     from products where ${where.join(' and ')} order by created_at desc, id desc limit ?`,
+    params,
+  );
+  const page = rows.slice(0, filter.limit);
+  const last = page.at(-1);
+  const hasMore = rows.length > filter.limit;
+  return {
+    data: page.map((row) => presentProduct(row, store, publicUrl)),
+    has_more: hasMore,
+    next_cursor: hasMore && last ? encodeCursor({ createdAt: last.position, id: last.id }) : null,
+  };
+}
+
+/** Every category name of the store's live products, sorted, each once. */
+export async function listCategories(em: EntityManager, storeId: string): Promise<string[]> {
+  const rows = await em.execute<{ name: string }[]>(
+    `select distinct unnest(categories) as name from products where store_id = ? and not archived order by 1`,
+    [storeId],
+  );
+  return rows.map((r) => r.name);
+}

@@ -1,0 +1,23 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { priceCart, type CartLine, type CartProduct, type PricedCart } from '../../domain/cart.js';
+import { toUnits } from '../../domain/money.js';
+import { toCartProduct, type ProductRow, type StoreFacts } from '../catalog/product-row.js';
+
+/**
+ * The store's products named by the lines, keyed by id (another store's ids are simply absent). With
+ * lock, the rows are locked in id order, so two carts sharing products can never deadlock.
+ */
+export async function loadCartProducts(em: EntityManager, storeId: string, lines: readonly CartLine[], lock = false): Promise<Map<string, CartProduct>> {
+  const ids = [...new Set(lines.map((l) => l.product_id))];
+  const rows = await em.execute<ProductRow[]>(
+    `select * from products where store_id = ? and id = any(select jsonb_array_elements_text(?::jsonb)::uuid) order by id${lock ? ' for update' : ''}`,
+    [storeId, JSON.stringify(ids)],
+  );
+  return new Map(rows.map((row) => [row.id, toCartProduct(row)]));
+}
+
+/** The lines checked and priced with the catalogue as it is now; an unpublished store sells nothing. */
+export async function priceLines(em: EntityManager, store: StoreFacts, lines: readonly CartLine[], lock = false): Promise<PricedCart> {
+  const products = store.published ? await loadCartProducts(em, store.id, lines, lock) : new Map<string, CartProduct>();
+  return priceCart(lines, products, toUnits(store.standard_delivery_fee));
+}

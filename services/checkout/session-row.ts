@@ -1,0 +1,55 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { CartLine } from '../../domain/cart.js';
+import { hashCheckoutToken, isWellFormedToken } from '../../domain/checkout-token.js';
+import type { StoreFacts } from '../catalog/product-row.js';
+
+/** A checkout session as the cart page sees it. */
+export interface CartSession {
+  id: string;
+  store: StoreFacts;
+  /** open: can place its order; used: its order is placed; expired: by the workflow or by expires_at. */
+  state: 'open' | 'used' | 'expired';
+  lines: CartLine[];
+  returnUrl: string | null;
+  orderId: string | null;
+  expiresAt: Date;
+}
+
+interface Row {
+  id: string;
+  status: 'open' | 'used' | 'expired';
+  lines: CartLine[];
+  return_url: string | null;
+  order_id: string | null;
+  expires_at: Date;
+  past_expiry: boolean;
+  store_id: string;
+  store_name: string;
+  slug: string;
+  currency: string;
+  published: boolean;
+  standard_delivery_fee: string;
+}
+
+/** The session of a cart token, or null for a malformed or unknown token. Expiry is read from the database clock every time. */
+export async function findCartSession(em: EntityManager, token: string): Promise<CartSession | null> {
+  if (!isWellFormedToken(token)) return null;
+  const rows = await em.execute<Row[]>(
+    `select c.id, c.status, c.lines, c.return_url, c.order_id, c.expires_at, (c.expires_at <= now()) as past_expiry,
+       s.id as store_id, s.name as store_name, s.slug, s.currency, s.published, s.standard_delivery_fee
+     from checkout_sessions c join stores s on s.id = c.store_id where c.token_hash = ?`,
+    [hashCheckoutToken(token)],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  const state = row.status === 'used' ? 'used' : row.status === 'expired' || row.past_expiry ? 'expired' : 'open';
+  return {
+    id: row.id,
+    store: { id: row.store_id, name: row.store_name, slug: row.slug, currency: row.currency, published: row.published, standard_delivery_fee: row.standard_delivery_fee },
+    state,
+    lines: row.lines,
+    returnUrl: row.return_url,
+    orderId: row.order_id,
+    expiresAt: new Date(row.expires_at),
+  };
+}
