@@ -7,7 +7,8 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
-    testTimeout: 30_000,
+    // Real workflows on a shared 2-core machine: generous, since a slow run is not a failed one.
+    testTimeout: 90_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,
     reporters: ['default', 'json'],

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError } from '../../api/errors.js';
 import type { ProductListQuery } from '../../api/schemas/products.js';
-import { decodeCursor, encodeCursor } from '../../domain/cursor.js';
+import { keysetPage } from '../../db/keyset-page.js';
 import { presentProduct, type ProductRow, type StoreFacts } from './product-row.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -33,23 +33,8 @@ export async function listProducts(em: EntityManager, store: StoreFacts, filter:
   const where = ['store_id = ?', 'not archived'];
   const params: unknown[] = [store.id];
   if (filter.category) (where.push('categories @> array[?]::text[]'), params.push(filter.category));
-  const cursor = filter.cursor ? decodeCursor(filter.cursor) : null;
-  if (cursor) (where.push('(created_at, id) < (?::timestamptz, ?::uuid)'), params.push(cursor.createdAt, cursor.id));
-  params.push(filter.limit + 1);
-  // The cursor keeps created_at to the microsecond: a Date (milliseconds) would skip rows sharing a millisecond.
-  const rows = await em.execute<(ProductRow & { position: string })[]>(
-    `select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position
-     from products where ${where.join(' and ')} order by created_at desc, id desc limit ?`,
-    params,
-  );
-  const page = rows.slice(0, filter.limit);
-  const last = page.at(-1);
-  const hasMore = rows.length > filter.limit;
-  return {
-    data: page.map((row) => presentProduct(row, store, publicUrl)),
-    has_more: hasMore,
-    next_cursor: hasMore && last ? encodeCursor({ createdAt: last.position, id: last.id }) : null,
-  };
+  const page = await keysetPage<ProductRow>(em, { table: 'products', where, params, cursor: filter.cursor, limit: filter.limit });
+  return { data: page.rows.map((row) => presentProduct(row, store, publicUrl)), has_more: page.hasMore, next_cursor: page.nextCursor };
 }
 
 /** Every category name of the store's live products, sorted, each once. */

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { decodeCursor, encodeCursor } from '../../domain/cursor.js';
+import { keysetPage } from '../../db/keyset-page.js';
 import type { OrderSource, OrderStatus } from '../../domain/order-status.js';
 import { presentOrder, type OrderRow } from './present.js';
 
@@ -33,21 +33,6 @@ export async function listOrders(em: EntityManager, storeId: string, filter: Ord
   if (filter.external_id) (where.push('external_id = ?'), params.push(filter.external_id));
   if (filter.updated_since) (where.push('updated_at >= ?'), params.push(filter.updated_since));
   if (filter.created_since) (where.push('created_at >= ?'), params.push(filter.created_since));
-  const cursor = filter.cursor ? decodeCursor(filter.cursor) : null;
-  if (cursor) (where.push('(created_at, id) < (?::timestamptz, ?::uuid)'), params.push(cursor.createdAt, cursor.id));
-  params.push(filter.limit + 1);
-  // The cursor keeps created_at to the microsecond: a Date (milliseconds) would skip rows sharing a millisecond.
-  const rows = await em.execute<(OrderRow & { position: string })[]>(
-    `select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position
-     from orders where ${where.join(' and ')} order by created_at desc, id desc limit ?`,
-    params,
-  );
-  const page = rows.slice(0, filter.limit);
-  const last = page.at(-1);
-  const hasMore = rows.length > filter.limit;
-  return {
-    data: page.map((row) => presentOrder(row, publicUrl)),
-    has_more: hasMore,
-    next_cursor: hasMore && last ? encodeCursor({ createdAt: last.position, id: last.id }) : null,
-  };
+  const page = await keysetPage<OrderRow>(em, { table: 'orders', where, params, cursor: filter.cursor, limit: filter.limit });
+  return { data: page.rows.map((row) => presentOrder(row, publicUrl)), has_more: page.hasMore, next_cursor: page.nextCursor };
 }

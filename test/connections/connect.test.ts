@@ -59,7 +59,7 @@ describe('the connect code', () => {
     await eventually(async () => {
       const [row] = await t.orm.em.fork().execute<{ expired_at: Date | null }[]>(`select expired_at from connect_codes where id = ?`, [codeId]);
       return row!.expired_at !== null;
-    }, 20_000, 'the code workflow expiring the code');
+    }, 45_000, 'the code workflow expiring the code');
     expect((await exchange({ code, site_url: 'https://slow.example' })).statusCode).toBe(400);
     const handle = t.temporal.client.workflow.getHandle(`connect-code/${codeId}`);
     expect(await handle.result()).toEqual({ outcome: 'expired' });

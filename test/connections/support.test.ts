@@ -36,12 +36,12 @@ describe('support: connection approve, pushes list and replay', () => {
     expect(conn.json().connection.platform).toBe('platform_b');
   });
 
-  it('lists failed pushes and replays them once the shop is back', async () => {
+  it('lists failed pushes and replays them once the shop is back', { timeout: 150_000 }, async () => {
     const c = await connectedPlugin(t);
     const id = await mirroredOrder(c, 'S-1');
     c.plugin.downWith = 503;
     await t.request({ method: 'PATCH', url: `/api/v1/orders/${id}`, headers: bearer(c.secret), payload: { status: 'shipped' } });
-    await eventually(async () => (await admin('pushes', 'list', '--connection', c.connectionId)).stdout.includes('"push_attempts": 1'), 20_000, 'a failed push');
+    await eventually(async () => (await admin('pushes', 'list', '--connection', c.connectionId)).stdout.includes('"push_attempts": 1'), 60_000, 'a failed push');
     await failAll(c.connectionId);
     const failed = JSON.parse((await admin('pushes', 'list', '--connection', c.connectionId, '--failed')).stdout);
     expect(failed.updates).toHaveLength(1);
@@ -50,10 +50,10 @@ describe('support: connection approve, pushes list and replay', () => {
     c.plugin.downWith = null;
     const replay = await admin('pushes', 'replay', '--connection', c.connectionId);
     expect(JSON.parse(replay.stdout)).toEqual({ replayed: 1 });
-    await eventually(() => c.shop.applyCount === 1, 20_000, 'the replayed push');
+    await eventually(() => c.shop.applyCount === 1, 60_000, 'the replayed push');
   });
 
-  it('an operator can replay from the Temporal UI with the replayUpdates signal', async () => {
+  it('an operator can replay from the Temporal UI with the replayUpdates signal', { timeout: 150_000 }, async () => {
     const c = await connectedPlugin(t);
     const id = await mirroredOrder(c, 'S-2');
     c.plugin.downWith = 500;
@@ -61,11 +61,11 @@ describe('support: connection approve, pushes list and replay', () => {
     await eventually(async () => {
       const [row] = await t.orm.em.fork().execute<{ push_attempts: number }[]>(`select push_attempts from connection_updates where connection_id = ?`, [c.connectionId]);
       return (row?.push_attempts ?? 0) >= 1;
-    }, 20_000, 'a failed push');
+    }, 60_000, 'a failed push');
     await failAll(c.connectionId);
     c.plugin.downWith = null;
     await t.temporal.client.workflow.getHandle(`connection-push/${c.connectionId}`).signal('replayUpdates');
-    await eventually(() => c.shop.applyCount === 1, 20_000, 'the push after the signal');
+    await eventually(() => c.shop.applyCount === 1, 60_000, 'the push after the signal');
   });
 
   it('unknown connection ids are an error', async () => {

@@ -24,7 +24,7 @@ describe('updates go back to the shop by push', () => {
     const id = await mirroredOrder(c, 'P-1');
     const res = await patch(c.secret, id, { status: 'shipped', tracking: { number: 'AWB123', courier: 'Speedy', url: 'https://track.example/AWB123' }, comment: 'left the depot' });
     expect(res.statusCode, res.body).toBe(200);
-    await eventually(() => c.shop.applyCount === 1, 20_000, 'the push');
+    await eventually(() => c.shop.applyCount === 1, 45_000, 'the push');
     const order = c.shop.orders.get('P-1')!;
     expect(order).toMatchObject({ status: 'shipped', tracking: { number: 'AWB123', courier: 'Speedy', url: 'https://track.example/AWB123' }, notes: ['left the depot'] });
     expect(order.trackingPageUrl).toBe(res.json().order.tracking.page_url);
@@ -56,9 +56,9 @@ describe('updates go back to the shop by push', () => {
     const id = await mirroredOrder(c, 'P-4');
     c.plugin.downWith = 503;
     await patch(c.secret, id, { status: 'shipped' });
-    await eventually(async () => (await updatesOf(c.connectionId))[0]?.push_attempts === 1, 20_000, 'a failed attempt');
+    await eventually(async () => (await updatesOf(c.connectionId))[0]?.push_attempts === 1, 45_000, 'a failed attempt');
     c.plugin.downWith = null;
-    await eventually(() => c.shop.applyCount === 1, 20_000, 'the retried push');
+    await eventually(() => c.shop.applyCount === 1, 45_000, 'the retried push');
     const [update] = await updatesOf(c.connectionId);
     expect(update!.state).toBe('applied');
     expect(update!.push_attempts).toBe(1);
