@@ -50,7 +50,7 @@ main:has(>.dash){max-width:1080px}.dash-narrow{max-width:560px;margin:0 auto}.da
 .dash .mono,.dash-secret input{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;word-break:break-all}
 .dash-secret{display:flex;gap:.5rem}.dash-secret button{margin-top:0}.dash-once{border-color:var(--ok);background:#f0faf3}
 .dash-scroll{overflow-x:auto}.dash-compact td,.dash-compact th{font-size:.85rem}.dash-paging{display:flex;gap:1rem}.dash-list li{margin:.3rem 0}
-.dash-tiles{display:grid;grid-template-columns:repeat(auto-fit,minmax(140px,1fr));gap:.75rem}.dash-tile{display:flex;flex-direction:column;text-decoration:none;color:inherit;margin:0}.dash-tile strong{font-size:1.6rem}
+.dash-tiles{display:grid;grid-template-columns:repeat(auto-fit,minmax(140px,1fr));gap:.75rem;margin-bottom:1rem}.dash-tile{display:flex;flex-direction:column;text-decoration:none;color:inherit;margin:0}.dash-tile strong{font-size:1.6rem}
 .dash-filters{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:.25rem .75rem;align-items:end}.dash-filters label{margin-top:0}
 .dash-status{display:inline-block;padding:.05rem .5rem;border-radius:999px;background:#eef3fb;font-size:.85rem}.dash-url{font-size:1rem;word-break:break-all}
 .dash-shop-url{font-size:1.3rem;font-weight:700;margin:.25rem 0}.dash .card>:first-child{margin-top:0}.dash-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}`;

@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify';
+import { toApiError } from '../../plugins/error-handler.js';
+import { connectPages } from '../connect.js';
+import { authPages } from './auth.js';
+import { connectionPages } from './connections.js';
+import { installGuard } from './guard.js';
+import { homePages } from './home.js';
+import { keyPages } from './keys.js';
+import { orderDetailPages } from './order-detail.js';
+import { orderListPages } from './orders.js';
+import { sendMessage } from './render.js';
+import { settingsPages } from './settings.js';
+import { webhookPages } from './webhooks.js';
+
+/**
+ * The store owner's dashboard under /dashboard and the plugin connect page /connect/{platform}: HTML pages
+ * with their own session auth, form parsing, CSRF checks and HTML error pages. Not API routes: unmetered.
+ */
+export async function dashboardPages(app: FastifyInstance) {
+  // Every page route here is outside the API's key auth and rate limits; accounts have their own throttle.
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, unmetered: true };
+  });
+  installGuard(app);
+  app.setErrorHandler((err, request, reply) => {
+    const error = toApiError(err, request);
+    if (error.headers) reply.headers(error.headers);
+    const title = error.status >= 500 ? 'Something went wrong' : 'This request cannot be used';
+    return sendMessage(reply, error.status, title, error.status >= 500 ? `${error.message} (request ${request.id})` : error.message);
+  });
+
+  await app.register(
+    async (dashboard) => {
+      dashboard.setNotFoundHandler((_request, reply) => sendMessage(reply, 404, 'Not found', 'There is no such page in the dashboard.'));
+      for (const pages of [authPages, homePages, keyPages, webhookPages, orderListPages, orderDetailPages, connectionPages, settingsPages]) {
+        await dashboard.register(pages);
+      }
+    },
+    { prefix: '/dashboard' },
+  );
+  await app.register(connectPages);
+}

@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
+import { html, page, PAGE_HEADERS, raw, type SafeHtml } from '../html.js';
+
+// The only script any dashboard page runs: it reveals the copy buttons next to secrets shown once.
+// Without JavaScript the buttons stay hidden and the read-only field can be selected and copied by hand.
+const COPY_SCRIPT =
+  "for(const b of document.querySelectorAll('button[data-copy]')){b.hidden=false;b.addEventListener('click',()=>{const i=document.getElementById(b.dataset.copy);i.select();(navigator.clipboard?navigator.clipboard.writeText(i.value):Promise.reject()).then(()=>{b.textContent='Copied';},()=>{b.textContent='Press Ctrl+C';});});}";
+const COPY_SCRIPT_HASH = `'sha256-${createHash('sha256').update(COPY_SCRIPT).digest('base64')}'`;
+
+export interface PageOptions {
+  status?: number;
+  /** Adds the copy script, allowed by its hash in this page's CSP only. */
+  copyButtons?: boolean;
+  /** Origins this page's forms may end up at (the connect page redirects to the shop, and CSP checks form redirects). */
+  formTargets?: string[];
+}
+
+/** Sends a whole page with the page security headers (CSP widened only as the options say). */
+export function sendPage(reply: FastifyReply, title: string, body: SafeHtml, opts: PageOptions = {}) {
+  let csp = PAGE_HEADERS['content-security-policy'];
+  if (opts.formTargets?.length) csp = csp.replace("form-action 'self'", `form-action 'self' ${opts.formTargets.join(' ')}`);
+  if (opts.copyButtons) {
+    csp += `; script-src ${COPY_SCRIPT_HASH}`;
+    body = html`${body}<script>${raw(COPY_SCRIPT)}</script>`;
+  }
+  return reply
+    .status(opts.status ?? 200)
+    .headers({ ...PAGE_HEADERS, 'content-security-policy': csp })
+    .send(page(title, body, { heading: 'Store Commerce' }));
+}
+
+/** A short page that says one thing (errors, refusals), with a way back. */
+export function sendMessage(reply: FastifyReply, status: number, title: string, message: string, link = { href: '/dashboard', text: 'Back to the dashboard' }) {
+  return sendPage(reply, title, html`<div class="dash"><h1>${title}</h1><p class="errors">${message}</p><p><a href="${link.href}">${link.text}</a></p></div>`, { status });
+}
+
+/** A value shown once (a key, a signing secret): read-only, selectable, with a copy button when scripts run. */
+export function secretField(id: string, label: string, value: string): SafeHtml {
+  return html`<label for="${id}">${label}</label>
+<div class="dash-secret"><input id="${id}" class="mono" type="text" readonly value="${value}" autocomplete="off" spellcheck="false"><button type="button" data-copy="${id}" hidden>Copy</button></div>`;
+}
+
+/** A date and time as people read it, in UTC; an em dash for none. */
+export function when(value: Date | string | null | undefined): string {
+  if (!value) return '—';
+  return new Date(value).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+}
+
+/** A notice (ok) or an error box; nothing when there is no text. */
+export function flash(kind: 'notice' | 'errors', text: string | null | undefined): SafeHtml {
+  return text ? html`<p class="${kind}" role="${kind === 'errors' ? 'alert' : 'status'}">${text}</p>` : html``;
+}

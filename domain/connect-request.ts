@@ -1,0 +1,75 @@
+import { shopHost } from './shop-host.js';
+
+export const CONNECT_PLATFORMS = ['platform_a', 'platform_b'] as const;
+export type ConnectPlatform = (typeof CONNECT_PLATFORMS)[number];
+
+/** The connect page's query (spec, Connection flow step 1), checked. */
+export interface ConnectRequest {
+  platform: ConnectPlatform;
+  siteUrl: string;
+  /** Lower-case host of site_url: what the code is bound to. */
+  host: string;
+  returnUrl: string;
+  state: string;
+  name: string | null;
+  currency: string | null;
+  version: string | null;
+}
+
+const MAX_URL = 2000;
+const webUrl = (text: string): URL | null => {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password ? url : null;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Checks the connect page's parameters before anything else happens: a known platform, a web site_url,
+ * a return_url on the same host as site_url, a state. Every problem is listed; nothing unchecked is ever
+ * used as a redirect target. name, currency and v are optional hints (a malformed currency is dropped).
+ */
+export function parseConnectRequest(platform: string, get: (name: string) => string | null | undefined): { ok: true; request: ConnectRequest } | { ok: false; problems: string[] } {
+  const problems: string[] = [];
+  if (!CONNECT_PLATFORMS.includes(platform as ConnectPlatform)) problems.push(`“${platform.slice(0, 40)}” is not a platform this service connects (platform_a or platform_b).`);
+  const siteText = get('site_url')?.trim() ?? '';
+  const site = siteText && siteText.length <= MAX_URL ? webUrl(siteText) : null;
+  const host = site ? shopHost(site.href) : null;
+  if (!siteText) problems.push('site_url is missing: the plugin must send the shop’s address.');
+  else if (!site || !host) problems.push('site_url is not an http(s) address.');
+  const returnText = get('return_url')?.trim() ?? '';
+  const back = returnText && returnText.length <= MAX_URL ? webUrl(returnText) : null;
+  if (!returnText) problems.push('return_url is missing.');
+  else if (!back) problems.push('return_url is not an http(s) address.');
+  else if (host && shopHost(back.href) !== host) problems.push('return_url must be on the same host as site_url.');
+  const state = get('state') ?? '';
+  if (!state) problems.push('state is missing.');
+  else if (state.length > 500) problems.push('state is too long (at most 500 characters).');
+  if (problems.length) return { ok: false, problems };
+  const currency = get('currency')?.trim().toUpperCase() ?? '';
+  const text = (name: string, max: number) => get(name)?.trim().slice(0, max) || null;
+  return {
+    ok: true,
+    request: {
+      platform: platform as ConnectPlatform,
+      siteUrl: site!.href,
+      host: host!,
+      returnUrl: back!.href,
+      state,
+      name: text('name', 120),
+      currency: /^[A-Z]{3}$/.test(currency) ? currency : null,
+      version: text('v', 50),
+    },
+  };
+}
+
+/** return_url with the outcome added (its own query kept): svc_code or svc_error, and state. */
+export function connectReturnUrl(request: ConnectRequest, outcome: { code: string } | { error: 'access_denied' }): string {
+  const url = new URL(request.returnUrl);
+  if ('code' in outcome) url.searchParams.set('svc_code', outcome.code);
+  else url.searchParams.set('svc_error', outcome.error);
+  url.searchParams.set('state', request.state);
+  return url.href;
+}

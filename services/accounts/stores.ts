@@ -1,0 +1,42 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { StoreMode, StorePlan } from '../../domain/store.js';
+import { createStore, type NewStore } from '../stores.js';
+
+export interface OwnedStore {
+  id: string;
+  name: string;
+  slug: string;
+  currency: string;
+  mode: StoreMode;
+  plan: StorePlan;
+  published: boolean;
+  standard_delivery_fee: string;
+  role: 'owner';
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** True for a well-formed uuid: anything else can name no row (and would fail PostgreSQL's cast). */
+export const isUuid = (text: string) => UUID.test(text);
+
+const COLUMNS = `s.id, s.name, s.slug, s.currency, s.mode, s.plan, s.published, s.standard_delivery_fee::text as standard_delivery_fee, m.role`;
+
+/** The stores this owner may manage, by name. */
+export async function listOwnedStores(em: EntityManager, ownerId: string): Promise<OwnedStore[]> {
+  return em.execute<OwnedStore[]>(`select ${COLUMNS} from owner_stores m join stores s on s.id = m.store_id where m.owner_id = ? order by lower(s.name), s.id`, [ownerId]);
+}
+
+/** The store when this owner is a member of it; null for another owner's store, an unknown or a malformed id alike. */
+export async function findOwnedStore(em: EntityManager, ownerId: string, storeId: string): Promise<OwnedStore | null> {
+  if (!isUuid(storeId)) return null;
+  const [row] = await em.execute<OwnedStore[]>(`select ${COLUMNS} from owner_stores m join stores s on s.id = m.store_id where m.owner_id = ? and m.store_id = ?`, [ownerId, storeId]);
+  return row ?? null;
+}
+
+/** Creates a store owned by this owner, store and membership together or not at all. */
+export async function createOwnedStore(em: EntityManager, ownerId: string, input: NewStore): Promise<string> {
+  return em.transactional(async (tx) => {
+    const store = await createStore(tx, input);
+    await tx.execute(`insert into owner_stores (owner_id, store_id, role) values (?, ?, 'owner')`, [ownerId, store.id]);
+    return store.id;
+  });
+}

@@ -1,0 +1,44 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { revokeKey } from '../stores.js';
+import { replayDelivery } from '../webhooks/deliveries.js';
+import { isUuid } from '../accounts/stores.js';
+
+// The shared services find keys and deliveries by id alone; the dashboard first proves the id is this store's.
+
+/** Revokes a key of this store; false (and nothing changes) when the key is another store's or unknown. */
+export async function revokeStoreKey(em: EntityManager, storeId: string, keyId: string): Promise<boolean> {
+  if (!isUuid(keyId)) return false;
+  const [row] = await em.execute<{ id: string }[]>(`select id from api_keys where id = ? and store_id = ?`, [keyId, storeId]);
+  return row ? (await revokeKey(em, row.id)) !== null : false;
+}
+
+/** Sends a delivery of this store again ("send again"); null when it is another store's, unknown, or its endpoint is gone. */
+export async function replayStoreDelivery(em: EntityManager, storeId: string, deliveryId: string) {
+  if (!isUuid(deliveryId)) return null;
+  const [row] = await em.execute<{ id: string }[]>(`select id from webhook_deliveries where id = ? and store_id = ?`, [deliveryId, storeId]);
+  return row ? replayDelivery(em, row.id) : null;
+}
+
+export interface HistoryLine {
+  status: string;
+  comment: string | null;
+  actor: string;
+  created_at: Date;
+}
+
+/** An order's status history, oldest first (the caller has checked the order is the store's). */
+export async function statusHistory(em: EntityManager, orderId: string): Promise<HistoryLine[]> {
+  return em.execute<HistoryLine[]>(`select status, comment, actor, created_at from order_status_history where order_id = ? order by id`, [orderId]);
+}
+
+/** A few numbers for the store's overview page. */
+export async function storeCounts(em: EntityManager, storeId: string) {
+  const [row] = await em.execute<{ orders: number; keys: number; webhooks: number; connections: number }[]>(
+    `select (select count(*)::int from orders where store_id = ? and not archived) as orders,
+            (select count(*)::int from api_keys where store_id = ? and revoked_at is null and connection_id is null) as keys,
+            (select count(*)::int from webhook_endpoints where store_id = ? and deleted_at is null) as webhooks,
+            (select count(*)::int from connections where store_id = ? and status = 'active') as connections`,
+    [storeId, storeId, storeId, storeId],
+  );
+  return row!;
+}

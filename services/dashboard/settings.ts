@@ -1,0 +1,40 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { toNumericString, toUnits } from '../../domain/money.js';
+import { STORE_MODES, STORE_PLANS, type StoreMode, type StorePlan } from '../../domain/store.js';
+
+export interface StoreSettings {
+  name: string;
+  currency: string;
+  mode: StoreMode;
+  published: boolean;
+  standardDeliveryFee: string;
+  plan: StorePlan;
+}
+
+/** Reads and checks the settings form; returns the first problem in words, or the clean settings. */
+export function parseSettings(form: URLSearchParams): { ok: true; settings: StoreSettings } | { ok: false; message: string } {
+  const name = (form.get('name') ?? '').trim();
+  const currency = (form.get('currency') ?? '').trim().toUpperCase();
+  const mode = form.get('mode') as StoreMode;
+  const plan = form.get('plan') as StorePlan;
+  if (!name || name.length > 120) return { ok: false, message: 'The store name must have 1 to 120 characters.' };
+  if (!/^[A-Z]{3}$/.test(currency)) return { ok: false, message: 'The currency must be a three-letter code such as USD or EUR.' };
+  if (!STORE_MODES.includes(mode)) return { ok: false, message: 'Pick a mode.' };
+  if (!STORE_PLANS.includes(plan)) return { ok: false, message: 'Pick a plan.' };
+  let fee: bigint;
+  try {
+    fee = toUnits(form.get('standard_delivery_fee')?.trim() || '0');
+  } catch {
+    return { ok: false, message: 'The standard delivery fee must be an amount such as 4.99.' };
+  }
+  if (fee < 0n || fee > toUnits('1000000')) return { ok: false, message: 'The standard delivery fee must be between 0 and 1,000,000.' };
+  return { ok: true, settings: { name, currency, mode, plan, published: form.get('published') === 'on', standardDeliveryFee: toNumericString(fee) } };
+}
+
+/** Saves a store's settings; a plan change moves its rate limits and connected-shop allowance from the next request. */
+export async function saveStoreSettings(em: EntityManager, storeId: string, s: StoreSettings): Promise<void> {
+  await em.execute(
+    `update stores set name = ?, currency = ?, mode = ?, published = ?, standard_delivery_fee = ?::numeric, plan = ?, updated_at = now() where id = ?`,
+    [s.name, s.currency, s.mode, s.published, s.standardDeliveryFee, s.plan, storeId],
+  );
+}
