@@ -64,8 +64,11 @@ async function main() {
     say(`  secret key:      ${demo.secretKey}`);
     say(`  publishable key: ${demo.publishableKey}`);
     say(`  try: curl -s -H "Authorization: Bearer ${demo.secretKey}" ${config.baseUrl}/me`);
+    say(`  dashboard:       ${config.publicUrl}/dashboard  (sign in as ${demo.owner.email} / ${demo.owner.password})`);
+    say(`  storefront:      ${config.publicUrl}/s/${demo.store.slug}`);
   } else {
     say('Existing data kept. New keys: npm run --silent admin -- key create --store <id> --kind secret');
+    say(`Dashboard:     ${config.publicUrl}/dashboard (an account for a store: npm run --silent admin -- owner add --email <e> --store <id>)`);
   }
   say('Ctrl-C stops everything.');
 }

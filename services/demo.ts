@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { signUp } from './accounts/owners.js';
+import { addOwnerToStore } from './accounts/stores.js';
 import { Store } from '../db/entities/store.js';
 import { createKey, createStore } from './stores.js';
 import { insertProducts } from './catalog/create.js';
@@ -8,14 +11,22 @@ export interface DemoStore {
   store: Store;
   secretKey: string;
   publishableKey: string;
+  /** The demo owner's dashboard sign-in. */
+  owner: { email: string; password: string };
 }
 
-/** On an empty database, creates a demo store with a secret and a publishable key and a few products; otherwise null. */
+export const DEMO_OWNER_EMAIL = 'owner@demo.example';
+
+/** On an empty database, creates a demo store with a secret and a publishable key a few products,
+ * and an owner account for the dashboard; otherwise null. */
 export async function seedDemoStore(em: EntityManager, publicUrl: string): Promise<DemoStore | null> {
   if ((await em.count(Store, {})) > 0) return null;
   const store = await createStore(em, { name: 'Demo Store', currency: 'USD', standardDeliveryFee: '5' });
   const secret = await createKey(em, store.id, { kind: 'secret', label: 'demo secret key' });
   const publishable = await createKey(em, store.id, { kind: 'publishable', label: 'demo publishable key', origins: [new URL(publicUrl).origin] });
   await insertProducts(em, store.id, DEMO_PRODUCTS);
-  return { store, secretKey: secret.plain, publishableKey: publishable.plain };
+  const password = randomBytes(12).toString('base64url');
+  const account = await signUp(em, DEMO_OWNER_EMAIL, password);
+  if (account.ok) await addOwnerToStore(em, account.owner.id, store.id);
+  return { store, secretKey: secret.plain, publishableKey: publishable.plain, owner: { email: DEMO_OWNER_EMAIL, password } };
 }

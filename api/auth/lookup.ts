@@ -26,12 +26,15 @@ export interface KeyHit {
 }
 
 // One statement: find the live key and its store's plan, and bump the key's counter (and, for a
-// publishable key, the visitor's) for the current minute. Row locks of the upsert make it exact under concurrency.
+// publishable key, the visitor's) for the current minute, and note when the key was last used (to the minute). Row locks of the upsert make it exact under concurrency.
 const KEY_AND_COUNT_SQL = `
 with k as (
   select k.id, k.kind, k.scopes, k.origins, k.connection_id, k.store_id, s.plan, s.slug, s.currency, c.platform
   from api_keys k join stores s on s.id = k.store_id left join connections c on c.id = k.connection_id
   where k.key_hash = ? and k.revoked_at is null
+), touched as (
+  update api_keys set last_used_at = now()
+  where id in (select id from k) and (last_used_at is null or last_used_at < now() - interval '1 minute')
 ), w as (select date_trunc('minute', now()) as ws),
 b as (
   select 'key:' || k.id as bucket from k

@@ -23,6 +23,8 @@ const ApiKeySchema = defineEntity({
     label: p.text().nullable(),
     createdAt: p.datetime().defaultRaw('now()'),
     revokedAt: p.datetime().nullable(),
+    /** To the minute: the auth statement touches it at most once a minute per key. */
+    lastUsedAt: p.datetime().nullable(),
   },
 });
 

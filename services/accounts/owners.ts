@@ -40,3 +40,9 @@ export async function checkCredentials(em: EntityManager, emailText: string, pas
   if (!row) return verifyNothing(password).then(() => null);
   return (await verifyPassword(password, row.password_hash)) ? { id: row.id, email: row.email } : null;
 }
+
+/** The account with this email, or null. */
+export async function findOwnerByEmail(em: EntityManager, emailText: string): Promise<Owner | null> {
+  const [row] = await em.execute<Owner[]>(`select id, email from owners where email = ?`, [normalizeEmail(emailText)]);
+  return row ?? null;
+}

@@ -40,3 +40,8 @@ export async function createOwnedStore(em: EntityManager, ownerId: string, input
     return store.id;
   });
 }
+
+/** Makes an account an owner of a store (idempotent). */
+export async function addOwnerToStore(em: EntityManager, ownerId: string, storeId: string): Promise<void> {
+  await em.execute(`insert into owner_stores (owner_id, store_id, role) values (?, ?, 'owner') on conflict do nothing`, [ownerId, storeId]);
+}

@@ -43,4 +43,13 @@ describe('GET /me', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json().key).toEqual({ kind: 'secret', scopes: ['orders:read', 'webhooks:write'], connection_id: null });
   });
+
+  it('records when a key was last used, to the minute', async () => {
+    const key = await addKey(t.orm, s.store.id, { kind: 'secret' });
+    const before = await t.orm.em.fork().execute<{ last_used_at: Date | null }[]>(`select last_used_at from api_keys where id = ?`, [key.id]);
+    expect(before[0]!.last_used_at).toBeNull();
+    await t.request({ method: 'GET', url: '/api/v1/me', headers: bearer(key.key) });
+    const after = await t.orm.em.fork().execute<{ last_used_at: Date | null }[]>(`select last_used_at from api_keys where id = ?`, [key.id]);
+    expect(Date.now() - new Date(after[0]!.last_used_at!).getTime()).toBeLessThan(60_000);
+  });
 });

@@ -53,7 +53,7 @@ async function keysPage(request: FastifyRequest, reply: FastifyReply, opts: { st
   const { keys } = (await findStoreWithKeys(request.server.orm.em, store.id))!;
   const rows = keys.map(
     (k) => html`<tr><td>${k.connectionId ? 'connection' : k.kind}${k.label ? html`<br><span class="muted">${k.label}</span>` : ''}</td><td class="mono">${k.prefix}</td>
-<td>${k.scopes.join(', ')}</td><td>${k.origins.length ? k.origins.join(', ') : '—'}</td><td>${when(k.createdAt)}</td><td>—</td>
+<td>${k.scopes.join(', ')}</td><td>${k.origins.length ? k.origins.join(', ') : '—'}</td><td>${when(k.createdAt)}</td><td>${k.lastUsedAt ? when(k.lastUsedAt) : '—'}</td>
 <td>${k.revokedAt ? html`revoked ${when(k.revokedAt)}` : html`<form method="post" action="${storePath(store.id, `/keys/${k.id}/revoke`)}">${csrfField(request, reply, 'session')}<button type="submit" class="dash-small dash-danger">Revoke</button></form>`}</td></tr>`,
   );
   const created = opts.created

@@ -2,9 +2,10 @@ import type { Command } from '../command.js';
 import { connectionCommands } from './connections.js';
 import { keyCommands } from './key.js';
 import { orderCommands } from './orders.js';
+import { ownerCommands } from './owners.js';
 import { productCommands } from './products.js';
 import { storeCommands } from './store.js';
 import { webhookCommands } from './webhooks.js';
 
 /** Every operator command; a new group is one module and one line here. */
-export const commands: readonly Command[] = [...storeCommands, ...keyCommands, ...orderCommands, ...connectionCommands, ...webhookCommands, ...productCommands];
+export const commands: readonly Command[] = [...storeCommands, ...keyCommands, ...orderCommands, ...connectionCommands, ...webhookCommands, ...productCommands, ...ownerCommands];

@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import { z } from '../../../api/zod.js';
+import { Store } from '../../../db/entities/store.js';
+import { findOwnerByEmail, signUp } from '../../../services/accounts/owners.js';
+import { addOwnerToStore } from '../../../services/accounts/stores.js';
+import { idOption } from '../args.js';
+import { CommandError, defineCommand, fields } from '../command.js';
+
+const ownerAdd = defineCommand({
+  name: 'owner add',
+  usage: '--email E --store ID',
+  summary: 'Lets an account manage a store in the dashboard; a new account gets a password shown only here.',
+  options: { email: 'string', store: 'string' },
+  input: z.object({ email: z.string().min(3).max(254), store: idOption('store') }),
+  async run({ em, config }, input) {
+    if (!(await em.count(Store, { id: input.store }))) throw new CommandError(`no store ${input.store}`);
+    let owner = await findOwnerByEmail(em, input.email);
+    let password: string | null = null;
+    if (!owner) {
+      password = randomBytes(12).toString('base64url');
+      const created = await signUp(em, input.email, password);
+      if (!created.ok) throw new CommandError(created.message);
+      owner = created.owner;
+    }
+    await addOwnerToStore(em, owner.id, input.store);
+    const dashboard = `${config.publicUrl}/dashboard/stores/${input.store}`;
+    const json = { owner, store_id: input.store, dashboard_url: dashboard, ...(password ? { password } : {}) };
+    const text = `${password ? 'Account created; the password is shown only now.\n' : ''}${fields({ email: owner.email, password, dashboard }, '  ')}`;
+    return { json, text };
+  },
+});
+
+export const ownerCommands = [ownerAdd];

@@ -1,0 +1,46 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { checkCredentials } from '../../services/accounts/owners.js';
+import { findOwnedStore } from '../../services/accounts/stores.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createTestStore } from '../helpers/store.js';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const admin = (...args: string[]) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((done) =>
+    execFile(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args, '--json'], { cwd: repoRoot, env: { ...process.env, DATABASE_URL: inject('databaseUrl'), PUBLIC_URL: 'http://127.0.0.1:3999' } }, (err, stdout, stderr) =>
+      done({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+    ),
+  );
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+describe('owner add (a store made by the CLI gets a dashboard account)', () => {
+  it('creates the account with a password shown once, and links an existing account without one', async () => {
+    const s = await createTestStore(t.orm);
+    const email = `ops-${Date.now()}@owners.example`;
+    const first = await admin('owner', 'add', '--email', email, '--store', s.store.id);
+    expect(first.code, first.stderr).toBe(0);
+    const out = JSON.parse(first.stdout);
+    expect(out).toMatchObject({ owner: { email }, store_id: s.store.id, dashboard_url: `http://127.0.0.1:3999/dashboard/stores/${s.store.id}` });
+    const owner = await checkCredentials(t.orm.em.fork(), email, out.password);
+    expect(owner?.id).toBe(out.owner.id);
+    expect(await findOwnedStore(t.orm.em.fork(), owner!.id, s.store.id)).not.toBeNull();
+
+    const other = await createTestStore(t.orm);
+    const second = JSON.parse((await admin('owner', 'add', '--email', email, '--store', other.store.id)).stdout);
+    expect(second.password).toBeUndefined();
+    expect(await findOwnedStore(t.orm.em.fork(), owner!.id, other.store.id)).not.toBeNull();
+  });
+
+  it('refuses an unknown store', async () => {
+    const run = await admin('owner', 'add', '--email', 'x@owners.example', '--store', '00000000-0000-4000-8000-000000000000');
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+  });
+});
