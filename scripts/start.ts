@@ -92,8 +92,8 @@ async function shutdown(code: number) {
   for (const stop of stops) await stop().catch((err: Error) => console.error(`[start] ${err.message}`));
   process.exit(code);
 }
-process.once('SIGINT', () => void shutdown(0));
-process.once('SIGTERM', () => void shutdown(0));
+// Ctrl-C reaches us twice when npm forwards it too: a repeat must not cut the orderly stop short.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void shutdown(0));
 
 main().catch(async (err) => {
   console.error(err instanceof ConfigError ? err.message : err);
