@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Scope } from '../../domain/scopes.js';
-import type { StorePlan } from '../../domain/store.js';
+import type { StoreMode, StorePlan } from '../../domain/store.js';
 
 /** Who is calling: the key's facts that routes need. */
 export interface Principal {
@@ -13,7 +13,9 @@ export interface Principal {
   origins: string[];
   /** Store facts most routes need, read in the same statement as the key. */
   storeSlug: string;
+  storeName: string;
   storeCurrency: string;
+  storeMode: StoreMode;
   /** The platform of a connection key's shop; null for other keys. */
   platform: 'platform_a' | 'platform_b' | null;
 }
@@ -29,7 +31,7 @@ export interface KeyHit {
 // publishable key, the visitor's) for the current minute, and note when the key was last used (to the minute). Row locks of the upsert make it exact under concurrency.
 const KEY_AND_COUNT_SQL = `
 with k as (
-  select k.id, k.kind, k.scopes, k.origins, k.connection_id, k.store_id, s.plan, s.slug, s.currency, c.platform
+  select k.id, k.kind, k.scopes, k.origins, k.connection_id, k.store_id, s.plan, s.slug, s.name, s.currency, s.mode, c.platform
   from api_keys k join stores s on s.id = k.store_id left join connections c on c.id = k.connection_id
   where k.key_hash = ? and k.revoked_at is null
 ), touched as (
@@ -47,7 +49,7 @@ b as (
   on conflict (bucket, window_start) do update set count = c.count + 1
   returning c.bucket, c.count
 )
-select k.id, k.kind, k.scopes, k.origins, k.connection_id, k.store_id, k.plan, k.slug, k.currency, k.platform,
+select k.id, k.kind, k.scopes, k.origins, k.connection_id, k.store_id, k.plan, k.slug, k.name, k.currency, k.mode, k.platform,
   extract(epoch from w.ws)::bigint + 60 as reset_at,
   (select count from hits where bucket like 'key:%') as key_count,
   (select count from hits where bucket like 'visitor:%') as visitor_count
@@ -62,7 +64,9 @@ interface KeyRow {
   store_id: string;
   plan: StorePlan;
   slug: string;
+  name: string;
   currency: string;
+  mode: StoreMode;
   platform: 'platform_a' | 'platform_b' | null;
   reset_at: string | number;
   key_count: number;
@@ -84,7 +88,9 @@ export async function findKeyAndCount(em: EntityManager, keyHash: string, visito
       scopes: row.scopes,
       origins: row.origins,
       storeSlug: row.slug,
+      storeName: row.name,
       storeCurrency: row.currency,
+      storeMode: row.mode,
       platform: row.platform,
     },
     resetAt: Number(row.reset_at),

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { Store } from '../../db/entities/store.js';
 import { RATE_LIMITS } from '../../domain/rate-limits.js';
 import { defineRoute } from '../route.js';
 import { StoreInfo } from '../schemas/me.js';
@@ -19,18 +18,18 @@ export async function meRoutes(app: FastifyInstance) {
       responses: { 200: { description: 'Store info', schema: StoreInfo } },
     },
     async (request) => {
+      // Everything comes from the auth statement: /me costs no query of its own.
       const principal = request.principal!;
-      const store = await app.orm.em.findOneOrFail(Store, principal.storeId);
       const limits = RATE_LIMITS[principal.plan];
       const body: z.input<typeof StoreInfo> = {
         api_version: 'v1',
         store: {
-          id: store.id,
-          name: store.name,
-          slug: store.slug,
-          ...storeUrls(app.config, store.slug),
-          currency: store.currency,
-          mode: store.mode,
+          id: principal.storeId,
+          name: principal.storeName,
+          slug: principal.storeSlug,
+          ...storeUrls(app.config, principal.storeSlug),
+          currency: principal.storeCurrency,
+          mode: principal.storeMode,
         },
         key: {
           kind: principal.kind === 'publishable' ? 'publishable' : 'secret',

@@ -17,11 +17,13 @@ export interface NewOrderEvent {
 }
 
 /**
- * Records order events with a snapshot of the order, in the caller's transaction, and hands each
- * non-backfill event to Temporal through the outbox. Backfill events are kept but never sent.
+ * Records order events with a snapshot of the order, in the caller's transaction, and hands to Temporal
+ * (through the outbox) those that some live webhook endpoint of the store subscribes to. Backfill events,
+ * and events nobody subscribes to, are kept but never sent: they are recorded as already dispatched.
  */
 export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent[]): Promise<void> {
   if (events.length === 0) return;
+  const subscribed = await subscribedKinds(em, events[0]!.storeId);
   const rows = events.map((e) => ({
     id: randomUUID(),
     store_id: e.storeId,
@@ -32,15 +34,16 @@ export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent
     connection_id: e.connectionId,
     payload: e.order,
     summary: `${e.type} for order ${e.order.order_number ?? e.order.external_id ?? e.order.id}`,
+    handed: !e.backfill && (subscribed.has('*') || subscribed.has(e.type)),
   }));
   await em.execute(
-    `insert into order_events (id, store_id, order_id, type, backfill, actor, connection_id, payload, created_at)
-     select id, store_id, order_id, type, backfill, actor, connection_id, payload, clock_timestamp()
-     from jsonb_to_recordset(?::jsonb) as x(id uuid, store_id uuid, order_id uuid, type text, backfill boolean, actor text, connection_id uuid, payload jsonb)`,
+    `insert into order_events (id, store_id, order_id, type, backfill, actor, connection_id, payload, created_at, dispatched_at)
+     select id, store_id, order_id, type, backfill, actor, connection_id, payload, clock_timestamp(), case when handed then null else now() end
+     from jsonb_to_recordset(?::jsonb) as x(id uuid, store_id uuid, order_id uuid, type text, backfill boolean, actor text, connection_id uuid, payload jsonb, handed boolean)`,
     [JSON.stringify(rows)],
   );
   // One wake-up per order and transaction: the order's sequencer reads the events from the database.
-  const orders = new Map(rows.filter((r) => !r.backfill).map((r) => [r.order_id, r]));
+  const orders = new Map(rows.filter((r) => r.handed).map((r) => [r.order_id, r]));
   await enqueueHandOffs(
     em,
     [...orders.values()].map((r) => ({
@@ -52,6 +55,15 @@ export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent
       summary: r.summary.replace(/^\S+ for /, 'events of '),
     })),
   );
+}
+
+/** Event kinds the store's live webhook endpoints subscribe to ('*' for all). */
+async function subscribedKinds(em: EntityManager, storeId: string): Promise<Set<string>> {
+  const rows = await em.execute<{ kind: string }[]>(
+    `select distinct unnest(events) as kind from webhook_endpoints where store_id = ? and active and deleted_at is null`,
+    [storeId],
+  );
+  return new Set(rows.map((r) => r.kind));
 }
 
 /** Appends status history lines (status, comment, who, when) for the tracking page. */

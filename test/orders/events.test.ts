@@ -4,6 +4,8 @@ import { ORDER_EVENT_TYPES } from '../../domain/order-events.js';
 import { workflowIds } from '../../workflows/definitions.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTestConnection, createTestStore, type TestStore } from '../helpers/store.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { createEndpoint } from '../../services/webhooks/endpoints.js';
 import { eventTypes, orderBody, ordersApi, sql } from './fixtures.js';
 
 let t: TestApp;
@@ -126,6 +128,26 @@ describe('order events carry who caused them, for the no-echo rule', () => {
 });
 
 describe('order events are handed to Temporal through the outbox, once each', () => {
+  // Events go to Temporal only when a live webhook endpoint subscribes: this store has one ('*').
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let hooked: TestStore;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    hooked = await createTestStore(t.orm, { plan: 'paid' });
+    await createEndpoint(t.orm.em.fork(), { storeId: hooked.store.id, url: receiver.url(), events: ['*'], secretsKey: t.config.secretsKey, policy: { allowLoopback: true } });
+    api = ordersApi(t, hooked.secret);
+    s = hooked;
+  });
+  afterAll(() => receiver.close());
+
+  it('events nobody subscribes to are recorded as dispatched and never handed over', async () => {
+    const quiet = await createTestStore(t.orm, { plan: 'paid' });
+    const res = await ordersApi(t, quiet.secret).post(orderBody());
+    const id = res.json().order.id;
+    expect(await sql(t, 'select dispatch_count, dispatched_at is not null as dispatched from order_events where order_id = ?', [id])).toEqual([{ dispatch_count: 0, dispatched: true }]);
+    expect(await sql(t, 'select id from outbox where workflow_id = ?', [workflowIds.orderEvents(id)])).toEqual([]);
+  });
+
   it('each change with events wakes the order’s sequencer: one outbox row order-events/<order id> per change', async () => {
     const { order } = await tracked(api, orderBody({ status: 'confirmed' }));
     await api.patch(order.id, { status: 'shipped' });

@@ -14,6 +14,8 @@ import { freePort } from '../../db/embedded.js';
 import { bearer } from '../helpers/app.js';
 import { createTestStore } from '../helpers/store.js';
 import { createIsolatedDatabase } from '../helpers/isolated.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { createEndpoint } from '../../services/webhooks/endpoints.js';
 import type { FastifyInstance } from 'fastify';
 import type { MikroORM } from '@mikro-orm/postgresql';
 
@@ -26,10 +28,12 @@ let orm: MikroORM;
 let app: FastifyInstance;
 let worker: WorkerHandle;
 let closeTemporal: () => Promise<void>;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
 const startServer = () => startDevServer({ cli: inject('temporalCli'), dbFile, port, logFile: join(inject('logDir'), 'temporal-outage.log') });
 
 beforeAll(async () => {
+  receiver = await startReceiver();
   db = await createIsolatedDatabase();
   dbFile = join(mkdtempSync(join(tmpdir(), 'sc-temporal-')), 'temporal.db');
   port = await freePort();
@@ -50,7 +54,15 @@ afterAll(async () => {
   await server?.stop();
   await orm?.close();
   await db?.drop();
+  await receiver?.close();
 });
+
+/** A store with a webhook endpoint for every event kind (only subscribed events are handed to Temporal). */
+async function hookedStore() {
+  const s = await createTestStore(orm);
+  await createEndpoint(orm.em.fork(), { storeId: s.store.id, url: receiver.url(), events: ['*'], secretsKey: Buffer.from(inject('secretsKey'), 'hex'), policy: { allowLoopback: true } });
+  return s;
+}
 
 const count = async (sql: string) => Number((await orm.em.fork().execute<{ n: string }[]>(sql))[0]!.n);
 
@@ -65,7 +77,7 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number) {
 
 describe('the outbox hands every committed change to Temporal exactly once', () => {
   it('accepts writes while Temporal is down and hands each one over exactly once after it returns', async () => {
-    const s = await createTestStore(orm);
+    const s = await hookedStore();
     await server.stop();
 
     const results = await Promise.all(
@@ -92,7 +104,7 @@ describe('the outbox hands every committed change to Temporal exactly once', () 
   }, 150_000);
 
   it('a relay that restarts after handing rows over does not start their workflows again', async () => {
-    const s = await createTestStore(orm);
+    const s = await hookedStore();
     const created = await app.inject({ method: 'POST', url: '/api/v1/orders', headers: bearer(s.secret), payload: { external_id: 'again-1', totals: { total: 1 } } });
     expect(created.statusCode).toBe(201);
     await waitFor(async () => (await count(`select count(*) as n from order_events where dispatch_count > 0 and payload->>'external_id' = 'again-1'`)) === 1, 30_000);
