@@ -1,4 +1,4 @@
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { ChildWorkflowFailure, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { allHandlersFinished, condition, continueAsNew, executeChild, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { PlannedDelivery } from '../services/webhooks/deliveries.js';
@@ -50,7 +50,11 @@ async function deliver(planned: PlannedDelivery): Promise<void> {
     });
   } catch (err) {
     // Started before a crash of this sequencer: that attempt was made (or is being made); never twice.
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return;
+    // The attempt itself failed (its worker died mid-request and the activity timed out): that was the
+    // one attempt (never retried), and the order's later events must still go out.
+    if (err instanceof ChildWorkflowFailure) return;
+    throw err;
   }
 }
 

@@ -2,10 +2,12 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { PlannedDelivery } from '../services/webhooks/deliveries.js';
 
-// One attempt, never retried (spec Events 5); the activity records the outcome itself.
+// One attempt, never retried (spec Events 5): the activity claims the delivery (pending → sending) before
+// its single POST and does nothing when the claim fails, so running the activity again never sends
+// again. It may run again, so that a worker that died before the claim does not leave it pending forever.
 const { deliverWebhook } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
-  retry: { maximumAttempts: 1 },
+  retry: { maximumAttempts: 3, initialInterval: '1 second' },
 });
 
 /** Sends one event to one endpoint once, and returns what happened (also recorded in webhook_deliveries). */

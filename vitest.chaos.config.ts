@@ -1,0 +1,18 @@
+import { defineConfig } from 'vitest/config';
+
+// The slow part of the reliability battery (`npm run test:chaos`): each file stops and restarts a
+// backing service of its own, so files run one at a time.
+export default defineConfig({
+  test: {
+    include: ['test/chaos/**/*.test.ts'],
+    globalSetup: ['test/global-setup.ts'],
+    pool: 'forks',
+    maxWorkers: 1,
+    fileParallelism: false,
+    testTimeout: 240_000,
+    hookTimeout: 180_000,
+    teardownTimeout: 60_000,
+    reporters: ['default', 'json'],
+    outputFile: { json: '.vitest/chaos-results.json' },
+  },
+});
