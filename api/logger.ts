@@ -24,7 +24,11 @@ export function createLogger(level: string, destination?: pino.DestinationStream
         // A key pasted into a path (even of an unknown route) must not reach the logs either.
         req: (req: { method: string; url: string; id: string }) => ({
           method: req.method,
-          url: req.url.split('?')[0]!.replace(new RegExp(KEY_LIKE.source, 'gi'), '[redacted]'),
+          url: req.url
+            .split('?')[0]!
+            .replace(new RegExp(KEY_LIKE.source, 'gi'), '[redacted]')
+            // A cart's token is its only credential.
+            .replace(/\/cart\/[^/]+/, '/cart/[redacted]'),
           id: req.id,
         }),
         err: pino.stdSerializers.err,

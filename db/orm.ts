@@ -20,6 +20,8 @@ export const ormConfig = ({ databaseUrl, poolMax = 10, debug = false }: OrmOptio
     // Silent: the CLI's --json output must be the only thing on stdout; callers report progress themselves.
     migrations: { migrationsList, snapshot: false, transactional: true, allOrNothing: true, silent: true },
     pool: { min: 0, max: poolMax },
+    // A frozen or unreachable PostgreSQL must give a prompt 503, not requests that hang forever.
+    driverOptions: { connectionTimeoutMillis: 5_000, query_timeout: 15_000 },
     debug,
     // Entities are hydrated per request; no metadata cache on disk.
     metadataCache: { enabled: false },

@@ -1,6 +1,6 @@
 // Once per test run: real PostgreSQL (a fresh database), a real Temporal dev server and a real worker process.
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
@@ -28,6 +28,8 @@ export default async function setup(project: TestProject) {
   const stops: (() => Promise<unknown>)[] = [];
   const logDir = resolve(repoRoot, '.data', 'test-logs');
   mkdirSync(logDir, { recursive: true });
+  // Each run starts with fresh logs (the secrets test reads them; they must not grow without end).
+  for (const name of ['api.log', 'worker.log', 'temporal.log']) rmSync(resolve(logDir, name), { force: true });
   const runId = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
 
   // An isolated database per run, on the configured server or an embedded one.

@@ -6,7 +6,8 @@ import type { PlannedDelivery } from '../services/webhooks/deliveries.js';
 // its single POST and does nothing when the claim fails, so running the activity again never sends
 // again. It may run again, so that a worker that died before the claim does not leave it pending forever.
 const { deliverWebhook } = proxyActivities<Activities>({
-  startToCloseTimeout: '2 minutes',
+  // Above WEBHOOK_TIMEOUT_MS (at most 60 s, DNS included): a dead worker's attempt is given up soon after.
+  startToCloseTimeout: '75 seconds',
   retry: { maximumAttempts: 3, initialInterval: '1 second' },
 });
 

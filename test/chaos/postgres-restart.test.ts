@@ -170,7 +170,7 @@ describe('PostgreSQL frozen (it accepts nothing and answers nothing, as in a net
   // KNOWN BUG, marked `fails` until fixed: the pool has no connect or query timeout (db/orm.ts), so every
   // request waits for as long as PostgreSQL is frozen. The fix (docs/resilience.md): driverOptions
   // { connectionTimeoutMillis, query_timeout } in ormConfig. With it this test passes: then make it `it`.
-  it.fails('answers within a few seconds, 503 unavailable, and recovers when PostgreSQL does', async () => {
+  it('answers within a few seconds, 503 unavailable, and recovers when PostgreSQL does', async () => {
     const s = await createTestStore(orm, { plan: 'paid' });
     const key = (await addKey(orm, s.store.id, { kind: 'secret' })).key;
     const processes = serverProcesses();

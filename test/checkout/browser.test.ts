@@ -2,6 +2,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { screenshotPath } from '../helpers/screenshots.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../db/embedded.js';
 import { insertProducts } from '../../services/catalog/create.js';
@@ -11,7 +12,7 @@ import { createTestStore } from '../helpers/store.js';
 import { SHOPPER } from '../catalog/fixtures.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const shot = (name: string) => fileURLToPath(new URL(`../../docs/screenshots/${name}`, import.meta.url));
+const shot = (name: string) => screenshotPath(name);
 
 let t: TestApp;
 let browser: Browser;
@@ -26,7 +27,6 @@ beforeAll(async () => {
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
-  mkdirSync(fileURLToPath(new URL('../../docs/screenshots', import.meta.url)), { recursive: true });
 });
 afterAll(async () => {
   await browser?.close();

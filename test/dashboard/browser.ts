@@ -1,13 +1,12 @@
 // The real app on a loopback port (PUBLIC_URL names it) and a headless Chromium, for the browser tests.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { screenshotPath } from '../helpers/screenshots.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
-const SCREENSHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
 
 /** A free loopback port: PUBLIC_URL must name it before the app is built. */
 async function freePort(): Promise<number> {
@@ -55,8 +54,7 @@ export function watchPage(page: Page, allowedOrigins: string[]): string[] {
   return problems;
 }
 
-/** Keeps a screenshot of the page for the README (docs/screenshots/<name>.png). */
+/** Keeps a screenshot of the page (docs/screenshots/<name>.png with UPDATE_SCREENSHOTS=1). */
 export async function screenshot(page: Page, name: string): Promise<void> {
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
+  await page.screenshot({ path: screenshotPath(`${name}.png`), fullPage: true });
 }

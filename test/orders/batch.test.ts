@@ -2,16 +2,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
 import { errorOf, orderBody, orderCount, ordersApi, sql } from './fixtures.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { createEndpoint } from '../../services/webhooks/endpoints.js';
 
 let t: TestApp;
 let s: TestStore;
 let api: ReturnType<typeof ordersApi>;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
 beforeAll(async () => {
   t = await createTestApp();
   s = await createTestStore(t.orm, { plan: 'paid' });
   api = ordersApi(t, s.secret);
+  // A live endpoint for every kind: events are handed to Temporal only when someone subscribes.
+  receiver = await startReceiver();
+  await createEndpoint(t.orm.em.fork(), { storeId: s.store.id, url: receiver.url(), events: ['*'], secretsKey: t.config.secretsKey, policy: { allowLoopback: true } });
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  await t.close();
+  await receiver.close();
+});
 
 const outboxRowsFor = async (orderIds: string[]) => {
   const [row] = await sql<{ n: number }>(

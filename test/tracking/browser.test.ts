@@ -3,12 +3,13 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
+import { screenshotPath } from '../helpers/screenshots.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestApp } from '../helpers/app.js';
 import { createOrder, nextNumber, SHOPPER, trackingStore } from './fixtures.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const SCREENSHOT = fileURLToPath(new URL('../../docs/screenshots/tracking.png', import.meta.url));
+const SCREENSHOT = screenshotPath('tracking.png');
 
 /** A free loopback port: PUBLIC_URL must name it before the app is built. */
 async function freePort(): Promise<number> {
