@@ -9,10 +9,15 @@ export interface OrmOptions {
   /** Connections this process may hold; keep small: API, worker and CLI share one server. */
   poolMax?: number;
   debug?: boolean;
+  /**
+   * Longest wait for one statement's answer (0: none). A frozen PostgreSQL then gives a prompt 503
+   * instead of requests that hang; migrations run without it (an index build may take long).
+   */
+  queryTimeoutMs?: number;
 }
 
 /** The single MikroORM configuration used by the API, the worker, the CLI and tests. */
-export const ormConfig = ({ databaseUrl, poolMax = 10, debug = false }: OrmOptions) =>
+export const ormConfig = ({ databaseUrl, poolMax = 10, debug = false, queryTimeoutMs = 8_000 }: OrmOptions) =>
   defineConfig({
     clientUrl: databaseUrl,
     entities,
@@ -21,7 +26,7 @@ export const ormConfig = ({ databaseUrl, poolMax = 10, debug = false }: OrmOptio
     migrations: { migrationsList, snapshot: false, transactional: true, allOrNothing: true, silent: true },
     pool: { min: 0, max: poolMax },
     // A frozen or unreachable PostgreSQL must give a prompt 503, not requests that hang forever.
-    driverOptions: { connectionTimeoutMillis: 5_000, query_timeout: 15_000 },
+    driverOptions: { connectionTimeoutMillis: 5_000, ...(queryTimeoutMs ? { query_timeout: queryTimeoutMs } : {}) },
     debug,
     // Entities are hydrated per request; no metadata cache on disk.
     metadataCache: { enabled: false },
@@ -32,15 +37,20 @@ export async function openOrm(options: OrmOptions): Promise<MikroORM> {
   return MikroORM.init(ormConfig(options));
 }
 
-/** Applies pending migrations; safe to run from several processes at once (advisory lock). */
-export async function migrate(orm: MikroORM, databaseUrl: string): Promise<void> {
+/**
+ * Applies pending migrations on a connection of their own (no query timeout); safe to run from several
+ * processes at once: an advisory lock serialises them. The ORM argument is the caller's, left untouched.
+ */
+export async function migrate(_orm: MikroORM | null, databaseUrl: string): Promise<void> {
   // The lock lives on its own session so it guards the migrator whichever pooled connection it uses.
   const lock = new pg.Client({ connectionString: databaseUrl });
   await lock.connect();
+  const runner = await openOrm({ databaseUrl, poolMax: 1, queryTimeoutMs: 0 });
   try {
     await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    await orm.migrator.up();
+    await runner.migrator.up();
   } finally {
+    await runner.close();
     await lock.end();
   }
 }

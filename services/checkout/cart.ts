@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { priceCart, type CartLine, type CartProduct, type PricedCart } from '../../domain/cart.js';
 import { toUnits } from '../../domain/money.js';
 import { toCartProduct, type ProductRow, type StoreFacts } from '../catalog/product-row.js';
+import { textArray } from '../../db/sql-array.js';
 
 /**
  * The store's products named by the lines, keyed by id (another store's ids are simply absent). With
@@ -10,8 +11,8 @@ import { toCartProduct, type ProductRow, type StoreFacts } from '../catalog/prod
 export async function loadCartProducts(em: EntityManager, storeId: string, lines: readonly CartLine[], lock = false): Promise<Map<string, CartProduct>> {
   const ids = [...new Set(lines.map((l) => l.product_id))];
   const rows = await em.execute<ProductRow[]>(
-    `select * from products where store_id = ? and id = any(select jsonb_array_elements_text(?::jsonb)::uuid) order by id${lock ? ' for update' : ''}`,
-    [storeId, JSON.stringify(ids)],
+    `select * from products where store_id = ? and id = any(?::uuid[]) order by id${lock ? ' for update' : ''}`,
+    [storeId, textArray(ids)],
   );
   return new Map(rows.map((row) => [row.id, toCartProduct(row)]));
 }

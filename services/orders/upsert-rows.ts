@@ -5,6 +5,7 @@ import { paymentMethod, resolvePaymentStatus, resolveStatus, type OrderFacts } f
 import { assessCodRisk } from '../../domain/risk.js';
 import type { OrderRow } from './present.js';
 import type { OrderSender } from './upsert.js';
+import { textArray } from '../../db/sql-array.js';
 
 export type PhoneHistory = { ordersWithPhone: number; cancelledWithPhone: number };
 
@@ -15,10 +16,10 @@ export async function phoneHistory(tx: EntityManager, sender: OrderSender, facts
   if (keys.length === 0) return map;
   const rows = await tx.execute<{ k: string; n: number; c: number }[]>(
     `select customer_phone_key as k, count(*)::int as n, count(*) filter (where status = 'cancelled')::int as c
-     from orders where store_id = ? and customer_phone_key = any(select jsonb_array_elements_text(?::jsonb))
-       and not (origin = ? and external_id = any(select jsonb_array_elements_text(?::jsonb)))
+     from orders where store_id = ? and customer_phone_key = any(?::text[])
+       and not (origin = ? and external_id = any(?::text[]))
      group by 1`,
-    [sender.storeId, JSON.stringify(keys), sender.origin, JSON.stringify(facts.map((f) => f.external_id))],
+    [sender.storeId, textArray(keys), sender.origin, textArray(facts.map((f) => f.external_id))],
   );
   for (const r of rows) map.set(r.k, { ordersWithPhone: r.n, cancelledWithPhone: r.c });
   return map;

@@ -6,6 +6,7 @@ import type { OrderSource, StatusKind } from '../../domain/order-status.js';
 import { presentOrder, type OrderRow } from './present.js';
 import { recordOrderEvents, recordStatusHistory, type NewOrderEvent } from './events.js';
 import { phoneHistory, toRow, writeOrders } from './upsert-rows.js';
+import { textArray } from '../../db/sql-array.js';
 
 /** Who is sending orders, as decided by the key (never by the body). */
 export interface OrderSender {
@@ -100,9 +101,9 @@ async function applyOnce(tx: EntityManager, sender: OrderSender, round: OrderFac
   const ids = round.map((facts) => facts.external_id);
   // Locked in a fixed order so that two batches sharing external ids cannot deadlock.
   const heldRows = await tx.execute<OrderRow[]>(
-    `select * from orders where store_id = ? and origin = ? and external_id = any(select jsonb_array_elements_text(?::jsonb))
+    `select * from orders where store_id = ? and origin = ? and external_id = any(?::text[])
      order by external_id for update`,
-    [sender.storeId, sender.origin, JSON.stringify(ids)],
+    [sender.storeId, sender.origin, textArray(ids)],
   );
   const held = new Map(heldRows.map((row) => [row.external_id!, row]));
   const history = await phoneHistory(tx, sender, round);
