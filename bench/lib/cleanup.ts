@@ -1,0 +1,54 @@
+import type { ChildProcess } from 'node:child_process';
+
+type Task = { name: string; run: () => Promise<unknown> };
+const tasks: Task[] = [];
+const children = new Set<ChildProcess>();
+let cleaning: Promise<void> | undefined;
+
+/** Registers something to undo at the end; undone last-registered first, each at most once. */
+export function onCleanup(name: string, run: () => Promise<unknown>): void {
+  tasks.push({ name, run });
+}
+
+/** Tracks a child so that it is killed even if the harness exits without cleaning up. */
+export function trackChild(child: ChildProcess): void {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+}
+
+/** True once cleanup has begun: failures after that are expected (things are being stopped) and stay quiet. */
+export function isStopping(): boolean {
+  return cleaning !== undefined;
+}
+
+/** Runs every registered task in reverse order; errors are reported, never thrown. */
+export function cleanup(log: (line: string) => void): Promise<void> {
+  cleaning ??= (async () => {
+    while (tasks.length) {
+      const task = tasks.pop()!;
+      try {
+        await task.run();
+      } catch (err) {
+        log(`cleanup of ${task.name} failed: ${(err as Error).message}`);
+      }
+    }
+  })();
+  return cleaning;
+}
+
+/** Ctrl-C, SIGTERM and crashes clean up before exiting; a last-chance SIGKILL covers the rest. */
+export function installExitHandlers(log: (line: string) => void): void {
+  const stop = (code: number) => void cleanup(log).finally(() => process.exit(code));
+  process.once('SIGINT', () => (log('interrupted: stopping everything …'), stop(130)));
+  process.once('SIGTERM', () => (log('terminated: stopping everything …'), stop(143)));
+  const crash = (err: unknown) => {
+    if (isStopping()) return;
+    log(`crashed: ${(err as Error)?.stack ?? String(err)}`);
+    stop(1);
+  };
+  process.on('uncaughtException', crash);
+  process.on('unhandledRejection', crash);
+  process.once('exit', () => {
+    for (const child of children) child.kill('SIGKILL');
+  });
+}

@@ -1,0 +1,139 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import pg from 'pg';
+import { freePort } from '../../db/embedded.js';
+import { createTemporalClient } from '../../temporal/client.js';
+import { ensureTemporalCli, startDevServer } from '../../temporal/dev-server.js';
+import { onCleanup } from './cleanup.js';
+import { postgresBackends, processesMatching, type CpuGroups } from './cpu.js';
+import { freshDatabase } from './database.js';
+import { createBenchStore, seedOrders, type BenchStore } from './fixtures.js';
+import { waitForDrain, type Drain } from './settle.js';
+import { logDir, repoRoot, spawnTs, waitForHttp, type RunningProcess } from './processes.js';
+
+export interface BenchEnv {
+  quick: boolean;
+  rounds: number;
+  /** Seconds of load per measurement. */
+  measureSec: number;
+  /** Seconds of load that warm each server up before its first measurement. */
+  warmupSec: number;
+  databaseUrl: string;
+  /** A small pool for fixtures and drain checks. */
+  pool: pg.Pool;
+  /** Our API, as a separate process. */
+  api: { url: string; process: RunningProcess };
+  /** A paid store with many secret keys (see bench/README.md, "Rate limits") and 10,000 earlier orders. */
+  store: BenchStore;
+  log: (line: string) => void;
+  /** Processes whose CPU counts for our side: the API, the worker, the Temporal server and this database's backends. */
+  oursCpu: CpuGroups;
+  /** The same for a baseline: its server process and this database's backends. */
+  baselineCpu(proc: RunningProcess): CpuGroups;
+  /** Waits (up to 3 minutes) until order events are through the outbox, the workflows and Temporal, and our processes are idle. */
+  settle(): Promise<Drain>;
+  /** Starts a baseline server (bench/baselines/<name>.ts) on a free loopback port and waits until it answers. */
+  startBaseline(name: string, env?: Record<string, string>): Promise<{ url: string; process: RunningProcess }>;
+}
+
+/** Keys per benchmark store: enough that 5,000 req/s for a whole minute stays under 300/min per key. */
+export const KEYS_PER_STORE = 1000;
+const SETTLE_TIMEOUT_MS = 180_000;
+/** Orders the bench store holds before the first measurement. */
+export const EARLIER_ORDERS = 10_000;
+
+/** Brings up everything for real: PostgreSQL (fresh database), a Temporal dev server, the worker and the API. */
+export async function setUp(opts: { quick: boolean; profile: boolean; log: (line: string) => void }): Promise<BenchEnv> {
+  const { log } = opts;
+  const databaseUrl = await freshDatabase(log);
+  const { pool, backends: harnessBackends } = await harnessPool(databaseUrl);
+
+  mkdirSync(logDir, { recursive: true });
+  const temporal = await startDevServer({ cli: ensureTemporalCli(repoRoot, log), logFile: resolve(logDir, 'temporal.log') });
+  onCleanup('Temporal dev server', () => temporal.stop());
+  log(`Temporal dev server at ${temporal.address} (in memory)`);
+  const temporalClient = createTemporalClient({ address: temporal.address, namespace: 'default', taskQueue: 'store-commerce' });
+  onCleanup('Temporal client', () => temporalClient.connection.close());
+
+  const common = {
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporal.address,
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    SECRETS_KEY: randomBytes(32).toString('hex'),
+    // Webhook endpoints and plugin push receivers of the webhook/push scenarios listen in the harness on 127.0.0.1.
+    ALLOW_LOOPBACK_TARGETS: 'true',
+    // Checkout sessions hand a timer workflow to Temporal; a short life lets the checkout scenario settle between rounds.
+    CHECKOUT_TTL_SECONDS: process.env.BENCH_CHECKOUT_TTL ?? '5',
+  };
+  const worker = spawnTs('worker', 'temporal/worker-main.ts', common);
+  const port = await freePort();
+  // --profile: a V8 CPU profile of the API, written when it stops (open it in Chrome DevTools).
+  const profile = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${resolve(logDir, 'profiles')}`] : [];
+  const apiProcess = spawnTs('api', 'api/server.ts', { ...common, PORT: String(port) }, profile);
+  const api = { url: `http://127.0.0.1:${port}`, process: apiProcess };
+  await waitForHttp(`${api.url}/healthz`, apiProcess);
+  log(`API at ${api.url} (pid ${apiProcess.pid}), worker started`);
+
+  const database = new URL(databaseUrl).pathname.slice(1);
+  const temporalPids = processesMatching('temporal', 'start-dev', `--port ${temporal.address.split(':')[1]} `);
+  const oursCpu: CpuGroups = {
+    api: () => [apiProcess.pid],
+    postgres: () => postgresBackends(database, harnessBackends),
+    worker: () => [worker.pid],
+    temporal: () => temporalPids,
+  };
+  const settle = () => waitForDrain(pool, temporalClient.client, oursCpu, SETTLE_TIMEOUT_MS);
+  const taken = () => waitForDrain(pool, temporalClient.client, oursCpu, SETTLE_TIMEOUT_MS, true);
+
+  // An established store: earlier orders, and planner statistics that know it (as autovacuum keeps them).
+  const store = await createBenchStore(pool, 'Bench Store', KEYS_PER_STORE);
+  await seedOrders(pool, store.id, EARLIER_ORDERS);
+  await provePipeline(api.url, store.keys[0]!, pool, taken, log);
+
+  const startBaseline = async (name: string, env: Record<string, string> = {}) => {
+    const basePort = await freePort();
+    const proc = spawnTs(`baseline-${name}`, `bench/baselines/${name}.ts`, { ...env, PORT: String(basePort), DATABASE_URL: databaseUrl });
+    const url = `http://127.0.0.1:${basePort}`;
+    await waitForHttp(`${url}/healthz`, proc);
+    return { url, process: proc };
+  };
+  const baselineCpu = (proc: RunningProcess): CpuGroups => ({ server: () => [proc.pid], postgres: () => postgresBackends(database, harnessBackends) });
+  const quick = opts.quick;
+  const timing = { rounds: quick ? 1 : 3, measureSec: quick ? 3 : 10, warmupSec: quick ? 1 : 3 };
+  return { quick, ...timing, databaseUrl, pool, api, store, log, oursCpu, baselineCpu, settle, startBaseline };
+}
+
+/**
+ * Three connections opened now and kept open (never closed when idle): their backend pids are known, so
+ * the harness's own queries (drain checks) never count as CPU of either side.
+ */
+async function harnessPool(databaseUrl: string): Promise<{ pool: pg.Pool; backends: Set<number> }> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 3, idleTimeoutMillis: 0 });
+  // An idle connection cut by the server (database dropped at the end) is not a failure of the run.
+  pool.on('error', () => undefined);
+  onCleanup('harness pool', () => pool.end());
+  const clients = await Promise.all([1, 2, 3].map(() => pool.connect()));
+  const pids = await Promise.all(clients.map((c) => c.query<{ pid: number }>('select pg_backend_pid() as pid')));
+  for (const c of clients) c.release();
+  return { pool, backends: new Set(pids.map((r) => r.rows[0]!.pid)) };
+}
+
+/** One order through the API and, when a webhook subscribes, the outbox relay: the write path works before anything is measured. */
+async function provePipeline(apiUrl: string, key: string, pool: pg.Pool, taken: () => Promise<Drain>, log: (line: string) => void): Promise<void> {
+  const response = await fetch(`${apiUrl}/api/v1/orders`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ external_id: 'bench-probe', totals: { total: 1 } }),
+  });
+  if (response.status !== 201) throw new Error(`probe order: HTTP ${response.status} ${await response.text()}`);
+  const drain = await taken();
+  if (!drain.drained) throw new Error('the worker did not take the probe order event in time; see .data/bench-logs/worker.log');
+  const { rows } = await pool.query<{ n: number }>('select count(*)::int as n from outbox');
+  log(
+    rows[0]!.n > 0
+      ? `probe order: its event went through the outbox to Temporal in ${drain.seconds.toFixed(1)} s`
+      : 'probe order: stored; no webhook endpoint subscribes, so order events stay in PostgreSQL (no Temporal work in these scenarios)',
+  );
+}

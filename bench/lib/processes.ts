@@ -1,0 +1,59 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stopChild } from '../../temporal/dev-server.js';
+import { onCleanup, trackChild } from './cleanup.js';
+
+export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+export const logDir = resolve(repoRoot, '.data', 'bench-logs');
+
+export interface RunningProcess {
+  name: string;
+  child: ChildProcess;
+  pid: number;
+  /** SIGTERM, then SIGKILL after 10 s; safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** Starts `node --import tsx <script>` from the repository root, output in .data/bench-logs/<name>.log; stopped at cleanup. */
+export function spawnTs(name: string, script: string, env: Record<string, string>, nodeArgs: string[] = []): RunningProcess {
+  mkdirSync(logDir, { recursive: true });
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', resolve(repoRoot, script)], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  trackChild(child);
+  const log = createWriteStream(resolve(logDir, `${name}.log`));
+  child.stdout!.pipe(log);
+  child.stderr!.pipe(log);
+  let stopped: Promise<void> | undefined;
+  const stop = () => (stopped ??= stopChild(child));
+  onCleanup(name, stop);
+  return { name, child, pid: child.pid!, stop };
+}
+
+/** Resolves once GET url answers below 500; throws when the process exits first or time runs out. */
+export async function waitForHttp(url: string, proc: RunningProcess, timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (proc.child.exitCode !== null || proc.child.signalCode !== null) {
+      throw new Error(`${proc.name} exited (${proc.child.exitCode ?? proc.child.signalCode}); see .data/bench-logs/${proc.name}.log`);
+    }
+    const status = await fetch(url, { signal: AbortSignal.timeout(2000) }).then((r) => r.status, () => 0);
+    if (status > 0 && status < 500) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${proc.name} did not answer ${url} within ${timeoutMs} ms`);
+}
+
+/** Resident memory of a process in MB (from /proc), or NaN where unavailable. */
+export function rssMb(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}

@@ -1,0 +1,43 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { dirname } from 'node:path';
+import { fmt, type ScenarioResult } from './stats.js';
+
+export interface BenchReport {
+  generated_at: string;
+  node: string;
+  cpus: number;
+  quick: boolean;
+  scenarios: Record<string, ScenarioResult>;
+}
+
+/** The report in the exact shape of CONTRACT.md "Benchmark output". */
+export function buildReport(quick: boolean, scenarios: Record<string, ScenarioResult>): BenchReport {
+  return { generated_at: new Date().toISOString(), node: process.version, cpus: availableParallelism(), quick, scenarios };
+}
+
+/** Writes the report as pretty JSON (creating the folder). */
+export function writeReport(path: string, report: BenchReport): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
+}
+
+/** The terminal table: one row per scenario, then the notes. */
+export function formatTable(report: BenchReport): string {
+  const head = ['scenario', 'metric', 'ours', 'baseline', 'ratio', 'min–max', 'rounds'];
+  const rows = Object.entries(report.scenarios).map(([id, s]) => [
+    id,
+    s.metric,
+    fmt(s.ours),
+    fmt(s.baseline),
+    s.ratio.toFixed(2),
+    `${Math.min(...s.rounds).toFixed(2)}–${Math.max(...s.rounds).toFixed(2)}`,
+    s.rounds.map((r) => r.toFixed(2)).join(' '),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i >= 2 && i <= 4 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
+  const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line), ''];
+  for (const [id, s] of Object.entries(report.scenarios)) out.push(`${id}: ${s.notes}`);
+  out.push('', `node ${report.node}, ${report.cpus} cpus, ${report.quick ? 'quick (1 short round)' : 'full (3 rounds)'}, ${report.generated_at}`);
+  return out.join('\n');
+}

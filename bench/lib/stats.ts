@@ -1,0 +1,45 @@
+/** The scenario summary of CONTRACT.md "Benchmark output". */
+export type Metric = 'req_per_s' | 'p99_ms' | 'p50_ms' | 'per_s';
+
+export interface ScenarioResult {
+  metric: Metric;
+  ours: number;
+  baseline: number;
+  /** Median of the per-round ratios ours ÷ baseline. */
+  ratio: number;
+  rounds: number[];
+  notes: string;
+}
+
+/** The middle value (mean of the two middle ones for an even count); NaN for none. */
+export function median(values: number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Rounds to a number of decimals (JSON-friendly; NaN stays NaN). */
+export function round(value: number, decimals: number): number {
+  const f = 10 ** decimals;
+  return Math.round(value * f) / f;
+}
+
+/** A human figure: integers above 100, else 3 significant digits. */
+export function fmt(value: number): string {
+  if (!Number.isFinite(value)) return String(value);
+  return Math.abs(value) >= 100 ? Math.round(value).toString() : Number(value.toPrecision(3)).toString();
+}
+
+/** Summarises paired per-round values into the contract's shape. */
+export function summarize(metric: Metric, ours: number[], baseline: number[], notes: string): ScenarioResult {
+  const ratios = ours.map((o, i) => o / baseline[i]!);
+  return {
+    metric,
+    ours: round(median(ours), 1),
+    baseline: round(median(baseline), 1),
+    ratio: round(median(ratios), 3),
+    rounds: ratios.map((r) => round(r, 3)),
+    notes,
+  };
+}

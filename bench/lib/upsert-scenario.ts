@@ -1,0 +1,88 @@
+import { alternate } from './compare.js';
+import { EARLIER_ORDERS, type BenchEnv } from './environment.js';
+import { keyRotation } from './fixtures.js';
+import { cpuPerRequestText, measure, type Measured } from './measure.js';
+import { orderBodies } from './order-bodies.js';
+import { rssMb } from './processes.js';
+import { SATURATION_CONNECTIONS, type Scenario } from './scenario.js';
+import { fmt, median, summarize } from './stats.js';
+
+/** Share of requests that re-send an external id already sent (as an update). */
+const REPEAT_SHARE = 0.2;
+
+async function outboxRows(env: BenchEnv): Promise<number> {
+  const { rows } = await env.pool.query<{ n: number }>('select count(*)::int as n from outbox');
+  return rows[0]!.n;
+}
+
+/**
+ * POST /orders upserts per second (2xx only) with `items` line items, 80% new / 20% repeated external ids,
+ * vs a minimal Fastify + pg server doing the same logical writes in one transaction.
+ */
+export function upsertScenario(id: string, items: number, aim: number): Scenario {
+  return {
+    id,
+    async run(env) {
+      const baseline = await env.startBaseline('pg-orders', { WRITE_STORE_ID: env.store.id, READ_STORE_ID: env.store.id });
+      const drains: number[] = [];
+      const rss: number[] = [];
+      try {
+        const nextKey = keyRotation(env.store.keys);
+        const baselineCpu = env.baselineCpu(baseline.process);
+        // Ours is accounted until its order events are through the worker and Temporal: that work is part of a request's cost.
+        const settle = async () => {
+          const drain = await env.settle();
+          if (!drain.drained) env.log(`${id}: order events or workflows still in flight after ${fmt(drain.seconds)} s of waiting; measuring anyway`);
+          if (drain.seconds > 0.3) drains.push(drain.seconds);
+        };
+        const load = (url: string, tag: string, seed: number, durationSec: number, withKey: boolean, drain = withKey) => {
+          const bodies = orderBodies({ items, idPrefix: `${id}-${tag}`, repeatShare: REPEAT_SHARE, seed });
+          return measure(withKey ? env.oursCpu : baselineCpu, {
+            url: `${url}/api/v1/orders`,
+            method: 'POST',
+            connections: SATURATION_CONNECTIONS,
+            durationSec,
+            headers: { 'content-type': 'application/json' },
+            next: () => ({ body: bodies(), ...(withKey ? { headers: { authorization: `Bearer ${nextKey()}` } } : {}) }),
+          }, drain ? settle : undefined);
+        };
+        // Warm-ups are not measured: the baseline's may run while ours' workflows finish; the first round settles first.
+        await load(env.api.url, 'ours-warm', 0, env.warmupSec, true, false);
+        await load(baseline.url, 'base-warm', 0, env.warmupSec, false);
+        const outboxBefore = await outboxRows(env);
+        const runs = await alternate<Measured>({
+          id,
+          rounds: env.rounds,
+          unit: 'req/s',
+          ours: async (round) => {
+            const result = await load(env.api.url, `ours-${round}`, round, env.measureSec, true);
+            rss.push(rssMb(env.api.process.pid));
+            return result;
+          },
+          baseline: (round) => load(baseline.url, `base-${round}`, round, env.measureSec, false),
+          detail: (o) => `ours non-2xx ${o.non2xx}, errors ${o.errors}`,
+          value: (m) => m.okPerSec,
+          settle: env.settle,
+          log: env.log,
+        });
+        const handed = (await outboxRows(env)) - outboxBefore;
+        const failed = runs.ours.reduce((n, r) => n + r.non2xx + r.errors, 0);
+        const created = runs.ours.reduce((n, r) => n + (r.statuses['201'] ?? 0), 0);
+        const updated = runs.ours.reduce((n, r) => n + (r.statuses['200'] ?? 0), 0);
+        const notes =
+          `POST /orders into a store holding ${EARLIER_ORDERS.toLocaleString('en')}+ orders, ${items} items, ${SATURATION_CONNECTIONS} connections, ${env.measureSec} s per measurement, 80% new / 20% repeated ids ` +
+          `(a repeat changes the note: a real update with an order.updated event); ours 201 created ${created}, 200 updated ${updated}, ` +
+          `non-2xx or failed ${failed}${failed ? ` ${JSON.stringify(runs.ours.map((r) => r.statuses))}` : ''}; ` +
+          `p99 ours ${fmt(median(runs.ours.map((r) => r.p99Ms)))} ms vs baseline ${fmt(median(runs.baseline.map((r) => r.p99Ms)))} ms; ` +
+          `CPU per request (ours until its events are through Temporal) ours ${cpuPerRequestText(runs.ours)}, baseline ${cpuPerRequestText(runs.baseline)}; ` +
+          `hand-offs to Temporal written by ours ${handed}${handed ? '' : ' (no webhook endpoint subscribes: events stay in PostgreSQL)'}; ` +
+          `our processes quiet again ${drains.length ? `${fmt(Math.min(...drains))}-${fmt(Math.max(...drains))} s` : 'at once'} after the load stopped (outbox and workflows done, 2 s idle); ` +
+          `API RSS after each ours measurement ${rss.map((m) => fmt(m)).join(', ')} MB; ` +
+          `baseline: Fastify + pg, no ORM/auth/rate limit/schema, upsert + status history + event + outbox + notify in one transaction; aim ≥ ${aim}`;
+        return summarize('req_per_s', runs.ours.map((r) => r.okPerSec), runs.baseline.map((r) => r.okPerSec), notes);
+      } finally {
+        await baseline.process.stop();
+      }
+    },
+  };
+}

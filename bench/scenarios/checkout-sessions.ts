@@ -1,0 +1,46 @@
+import { seedProducts } from '../lib/catalog-fixtures.js';
+import { KEYS_PER_STORE } from '../lib/environment.js';
+import { createBenchStore } from '../lib/fixtures.js';
+import { seededRandom } from '../lib/order-bodies.js';
+import { runPair } from '../lib/pair-scenario.js';
+import { SATURATION_CONNECTIONS, type Scenario } from '../lib/scenario.js';
+
+const PRODUCTS = 200;
+
+/** POST /checkout/sessions (3 lines) per second vs Fastify + pg pricing the lines and inserting a session row + an outbox row. */
+export const checkoutSessionsScenario: Scenario = {
+  id: 'checkout-sessions',
+  async run(env) {
+    const store = await createBenchStore(env.pool, 'Bench Checkout Store', KEYS_PER_STORE);
+    const ids = await seedProducts(env.pool, store.id, PRODUCTS);
+    const baseline = await env.startBaseline('pg-catalog', { STORE_ID: store.id });
+    try {
+      const random = seededRandom(9);
+      const pick = () => ids[Math.floor(random() * ids.length)]!;
+      const body = () => {
+        const lines = new Set<string>();
+        while (lines.size < 3) lines.add(pick());
+        return JSON.stringify({ items: [...lines].map((product_id, i) => ({ product_id, quantity: 1 + i })) });
+      };
+      return await runPair({
+        id: 'checkout-sessions',
+        env,
+        metric: 'req_per_s',
+        baselineUrl: baseline.url,
+        baselineCpu: env.baselineCpu(baseline.process),
+        path: '/api/v1/checkout/sessions',
+        method: 'POST',
+        connections: SATURATION_CONNECTIONS,
+        keys: store.keys,
+        request: () => ({ body: body() }),
+        what:
+          `POST /checkout/sessions with 3 lines of ${PRODUCTS} products (no stock limit, no variants); ours prices the lines, writes the session and ` +
+          `its expiry hand-off (outbox → a checkoutExpiryWorkflow in Temporal; the bench API runs with CHECKOUT_TTL_SECONDS=${process.env.BENCH_CHECKOUT_TTL ?? 5} so those workflows end and the run can settle, ` +
+          `their work counted against ours until drained); baseline: Fastify + pg, one SELECT of the 3 products, then session row + outbox row + notify in one transaction`,
+        aim: '≥ 0.6 (issue 9)',
+      });
+    } finally {
+      await baseline.process.stop();
+    }
+  },
+};
