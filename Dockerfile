@@ -2,7 +2,7 @@
 FROM node:24-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm install --no-audit --no-fund
 COPY . .
 ENV HOST=0.0.0.0 PORT=3000
 EXPOSE 3000
