@@ -54,7 +54,8 @@ export function startWorker({ config, orm, log }: { config: ResolvedConfig; orm:
           activities: createActivities({ orm, config }),
           // Small machine: a handful of concurrent tasks keeps PostgreSQL and the API responsive.
           maxConcurrentActivityTaskExecutions: 50,
-          maxCachedWorkflows: 500,
+          // Each cached workflow keeps an isolate context; 500 took the worker past 1 GB in the webhook benchmark.
+          maxCachedWorkflows: 100,
           shutdownGraceTime: '5s',
         });
         log.info({ taskQueue: config.taskQueue }, 'temporal worker running');

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { alternate } from './compare.js';
+import { measureCpu } from './cpu.js';
 import type { BenchEnv } from './environment.js';
 import { createBenchStore, keyRotation } from './fixtures.js';
 import { orderInput } from './order-bodies.js';
@@ -8,8 +9,8 @@ import { rssMb } from './processes.js';
 import type { ScenarioResult } from './stats.js';
 import { fmt, median, summarize } from './stats.js';
 
-/** Orders per measurement (issue 9: 1,000 orders at ~20 orders/s). */
-const ORDERS = 1000;
+/** Orders per measurement (issue 9: 1,000 orders at ~20 orders/s); quick runs send 400 unless BENCH_E2E_ORDERS says otherwise. */
+let ORDERS = 1000;
 const RATE = 20;
 const ENDPOINTS = 3;
 /** Parallel requests when sending as fast as possible. */
@@ -17,6 +18,12 @@ const BURST_CONCURRENCY = 20;
 const WAIT_MS = 240_000;
 
 const now = () => performance.now();
+
+/** Orders per side in the end-to-end scenarios (webhooks, pushes): 1,000, or 400 in quick runs; BENCH_E2E_ORDERS overrides (rounded to 50). */
+export function e2eOrders(env: Pick<BenchEnv, 'quick'>): number {
+  const asked = Number(process.env.BENCH_E2E_ORDERS ?? 0);
+  return asked > 0 ? Math.max(50, Math.round(asked / 50) * 50) : env.quick ? 400 : 1000;
+}
 
 /** Three loopback receivers in the harness: each delivery's arrival time, keyed by data.order.id (or the direct POST's id). */
 class Receivers {
@@ -107,6 +114,8 @@ interface Side {
   drainSec: number;
   burstArrived: number;
   sendSec: number;
+  /** CPU per delivery by process group during the steady phase (ours only). */
+  cpu?: string;
 }
 
 export interface WebhookResults {
@@ -123,6 +132,7 @@ export function webhookResults(env: BenchEnv): Promise<WebhookResults> {
 }
 
 async function measureWebhooks(env: BenchEnv): Promise<WebhookResults> {
+  ORDERS = e2eOrders(env);
   const receivers = new Receivers();
   await receivers.start();
   try {
@@ -228,7 +238,9 @@ async function measureWebhooks(env: BenchEnv): Promise<WebhookResults> {
     };
 
     const side = async (run: typeof ours, label: string, round: number): Promise<Side> => {
-      const steady = await run(`${label}-${round}-rate`, RATE);
+      const { result: steady, cpuMs } = await measureCpu(label === 'ours' ? env.oursCpu : {}, () => run(`${label}-${round}-rate`, RATE));
+      const perDelivery = Object.entries(cpuMs).map(([name, ms]) => [name, ms / Math.max(1, steady.arrived)] as const);
+      const cpu = label === 'ours' ? `${perDelivery.map(([n, v]) => `${n} ${fmt(v)}`).join(' + ')} = ${fmt(perDelivery.reduce((a, [, v]) => a + v, 0))} ms` : undefined;
       env.log(`webhooks round ${round}: ${label} at ${RATE}/s: ${steady.arrived}/${steady.expected} deliveries, p50 ${fmt(percentile(steady.latencies, 50))} ms, p99 ${fmt(percentile(steady.latencies, 99))} ms`);
       if (label === 'ours') await env.settle();
       const burst = await run(`${label}-${round}-burst`, 0);
@@ -242,6 +254,7 @@ async function measureWebhooks(env: BenchEnv): Promise<WebhookResults> {
         drainSec: Math.max(0, (burst.lastArrival - burst.lastCommit) / 1000),
         burstArrived: burst.arrived,
         sendSec: (burst.lastCommit - burst.firstSend) / 1000,
+        ...(cpu ? { cpu } : {}),
       };
       env.log(
         `webhooks round ${round}: ${label} as fast as possible: ${burst.arrived}/${burst.expected} deliveries at ${fmt(result.perSec)}/s, ` +
@@ -270,8 +283,9 @@ async function measureWebhooks(env: BenchEnv): Promise<WebhookResults> {
       `(one POST per endpoint); ours p50 ${runs.ours.map((s) => fmt(p(s, 50))).join(', ')} ms, p99 ${runs.ours.map((s) => fmt(p(s, 99))).join(', ')} ms, max ${runs.ours.map((s) => fmt(p(s, 100))).join(', ')} ms; ` +
       `direct p50 ${runs.baseline.map((s) => fmt(p(s, 50))).join(', ')} ms, p99 ${runs.baseline.map((s) => fmt(p(s, 99))).join(', ')} ms; ` +
       `overhead over a direct POST p50 ${fmt(median(runs.ours.map((s, i) => p(s, 50) - p(runs.baseline[i]!, 50))))} ms, p99 ${fmt(median(runs.ours.map((s, i) => p(s, 99) - p(runs.baseline[i]!, 99))))} ms; ` +
+      `CPU per delivery at ${RATE} orders/s (ours, until the last receipt) ${runs.ours.map((s) => s.cpu).join('; ')}; ` +
       `ours failed orders ${failed}, deliveries missing after ${WAIT_MS / 1000} s ${missing}; ` +
-      `peak RSS API ${fmt(Math.max(...rss.api))} MB, worker ${fmt(Math.max(...rss.worker, Number.NaN))} MB`;
+      `peak RSS API ${fmt(Math.max(...rss.api))} MB, worker ${fmt((rss.worker.length ? Math.max(...rss.worker) : Number.NaN))} MB`;
     const p50 = summarize('p50_ms', runs.ours.map((s) => p(s, 50)), runs.baseline.map((s) => p(s, 50)), `p50 ms at ${RATE} orders/s, LOWER is better; aim ours ≤ 100 ms; ${common}`);
     const p99 = summarize('p99_ms', runs.ours.map((s) => p(s, 99)), runs.baseline.map((s) => p(s, 99)), `p99 ms at ${RATE} orders/s, LOWER is better; aim ours ≤ 500 ms; ${common}`);
     const throughput = summarize(

@@ -7,10 +7,11 @@ import { alternate } from '../lib/compare.js';
 import { createBenchStore, keyRotation } from '../lib/fixtures.js';
 import { orderInput } from '../lib/order-bodies.js';
 import { rssMb } from '../lib/processes.js';
+import { e2eOrders } from '../lib/webhook-run.js';
 import type { Scenario } from '../lib/scenario.js';
 import { fmt, median, summarize } from '../lib/stats.js';
 
-const ORDERS = 1000;
+let ORDERS = 1000;
 /** PATCHes per second (fixed rate). */
 const RATE = 20;
 const WAIT_MS = 180_000;
@@ -39,6 +40,7 @@ interface Side {
 export const pushE2eP99Scenario: Scenario = {
   id: 'push-e2e-p99',
   async run(env) {
+    ORDERS = e2eOrders(env);
     const store = await createBenchStore(env.pool, 'Bench Push Store', 200);
     const orm = await openOrm({ databaseUrl: env.databaseUrl, poolMax: 2 });
     const shop = new InMemoryShop();
@@ -78,7 +80,7 @@ export const pushE2eP99Scenario: Scenario = {
           const orders = Array.from({ length: 50 }, (_, i) => {
             const externalId = `push-${tag}-${b * 50 + i}`;
             shop.addOrder({ externalId, number: `#${externalId}`, status: 'processing', tracking: { number: null, courier: null, url: null }, trackingPageUrl: null, notes: [] });
-            return orderInput(externalId, 3, null);
+            return { ...orderInput(externalId, 3, null), status: "processing" };
           });
           const r = await fetch(`${env.api.url}/api/v1/orders/batch`, {
             method: 'POST',
@@ -203,7 +205,7 @@ export const pushE2eP99Scenario: Scenario = {
         `updates pushed per second ours ${runs.ours.map((s) => fmt(s.perSec)).join(', ')} (at ${RATE} changes/s offered); pushes received ${plugin.pushes.length} (refused ${refused}), ` +
         `updates applied ${shop.applyCount}; PATCH failures ${failed}, updates missing after ${WAIT_MS / 1000} s ${missing}; ` +
         `overhead over a direct POST p99 ${fmt(median(runs.ours.map((s, i) => p(s, 99) - p(runs.baseline[i]!, 99))))} ms; ` +
-        `peak RSS API ${fmt(Math.max(...rss.api))} MB, worker ${fmt(Math.max(...rss.worker, Number.NaN))} MB`;
+        `peak RSS API ${fmt(Math.max(...rss.api))} MB, worker ${fmt((rss.worker.length ? Math.max(...rss.worker) : Number.NaN))} MB`;
       return summarize('p99_ms', runs.ours.map((s) => p(s, 99)), runs.baseline.map((s) => p(s, 99)), notes);
     } finally {
       await plugin.stop();
