@@ -8,7 +8,7 @@ import { createTemporalClient } from '../temporal/client.js';
 const config = requireResolved(loadConfig());
 const log = createLogger(config.logLevel);
 const orm = await openOrm({ databaseUrl: config.databaseUrl });
-await migrate(orm, config.databaseUrl);
+await migrate(config.databaseUrl);
 const temporal = createTemporalClient({ address: config.temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue });
 const app = await buildApp({ config, orm, temporal, logger: log });
 await app.listen({ port: config.port, host: config.host });

@@ -39,9 +39,9 @@ export async function openOrm(options: OrmOptions): Promise<MikroORM> {
 
 /**
  * Applies pending migrations on a connection of their own (no query timeout); safe to run from several
- * processes at once: an advisory lock serialises them. The ORM argument is the caller's, left untouched.
+ * processes at once: an advisory lock serialises them.
  */
-export async function migrate(_orm: MikroORM | null, databaseUrl: string): Promise<void> {
+export async function migrate(databaseUrl: string): Promise<void> {
   // The lock lives on its own session so it guards the migrator whichever pooled connection it uses.
   const lock = new pg.Client({ connectionString: databaseUrl });
   await lock.connect();

@@ -45,7 +45,7 @@ async function main() {
   const orm = await openOrm({ databaseUrl });
   stops.unshift(() => orm.close());
   say('applying migrations …');
-  await migrate(orm, databaseUrl);
+  await migrate(databaseUrl);
 
   const worker = startWorker({ config: resolved, orm, log });
   stops.unshift(() => worker.stop());

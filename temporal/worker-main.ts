@@ -7,7 +7,7 @@ import { startWorker } from './worker.js';
 const config = requireResolved(loadConfig());
 const log = createLogger(config.logLevel);
 const orm = await openOrm({ databaseUrl: config.databaseUrl });
-await migrate(orm, config.databaseUrl);
+await migrate(config.databaseUrl);
 const worker = startWorker({ config, orm, log });
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres, ensureDatabase } from '../db/embedded.js';
-import { migrate, openOrm } from '../db/orm.js';
+import { migrate } from '../db/orm.js';
 import { ensureTemporalCli, startDevServer, stopChild } from '../temporal/dev-server.js';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -45,9 +45,7 @@ export default async function setup(project: TestProject) {
   const databaseUrl = dbUrl.toString();
   await ensureDatabase(databaseUrl);
   stops.unshift(() => dropDatabase(databaseUrl));
-  const orm = await openOrm({ databaseUrl, poolMax: 2 });
-  await migrate(orm, databaseUrl);
-  await orm.close();
+  await migrate(databaseUrl);
   say(`database ${dbUrl.pathname.slice(1)} migrated`);
 
   const cli = ensureTemporalCli(repoRoot, say);

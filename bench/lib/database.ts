@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import pg from 'pg';
 import { ensureDatabase, startEmbeddedPostgres } from '../../db/embedded.js';
-import { migrate, openOrm } from '../../db/orm.js';
+import { migrate } from '../../db/orm.js';
 import { onCleanup } from './cleanup.js';
 import { repoRoot } from './processes.js';
 
@@ -22,12 +22,7 @@ export async function freshDatabase(log: (line: string) => void): Promise<string
   const databaseUrl = url.toString();
   await ensureDatabase(databaseUrl);
   onCleanup(`database ${url.pathname.slice(1)}`, () => dropDatabase(databaseUrl));
-  const orm = await openOrm({ databaseUrl, poolMax: 2 });
-  try {
-    await migrate(orm, databaseUrl);
-  } finally {
-    await orm.close();
-  }
+  await migrate(databaseUrl);
   log(`database ${url.pathname.slice(1)} created and migrated`);
   return databaseUrl;
 }

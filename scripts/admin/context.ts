@@ -22,7 +22,7 @@ export async function openAdminContext(config: Config): Promise<AdminContext & {
   // stdout belongs to the command's output: the ORM's messages (the migrator's included) go to stderr.
   const orm = await MikroORM.init({ ...ormConfig({ databaseUrl, poolMax: 2 }), logger: (line: string) => process.stderr.write(`${line}\n`), colors: process.stderr.isTTY === true });
   try {
-    await migrate(orm, databaseUrl);
+    await migrate(databaseUrl);
   } catch (err) {
     await orm.close().catch(() => undefined);
     throw unreachable(err, databaseUrl, embedded);

@@ -73,12 +73,12 @@ export async function queueConnectionUpdate(
       change.comment,
     ],
   );
-  await wakePush(em, change.connectionId, after.id);
+  await wakePush(em, change.connectionId);
   return id;
 }
 
 /** Wakes the connection's push workflow through the outbox (starting it if it is not running). */
-export async function wakePush(em: EntityManager, connectionId: string, storeHint?: string) {
+export async function wakePush(em: EntityManager, connectionId: string) {
   const [row] = await em.execute<{ store_id: string }[]>(`select store_id from connections where id = ?`, [connectionId]);
   await enqueueHandOffs(em, [
     {
@@ -86,7 +86,7 @@ export async function wakePush(em: EntityManager, connectionId: string, storeHin
       workflowId: workflowIds.connectionPush(connectionId),
       args: [{ connectionId }],
       signal: { name: 'updatesQueued', args: [] },
-      searchAttributes: { StoreId: row?.store_id ?? storeHint ?? '', ConnectionId: connectionId },
+      searchAttributes: { StoreId: row!.store_id, ConnectionId: connectionId },
       summary: `update push for connection ${connectionId}`,
     },
   ]);

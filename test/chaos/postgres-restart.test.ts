@@ -36,7 +36,7 @@ beforeAll(async () => {
   port = await freePort();
   pg = await startEmbeddedPostgres(dir, { port });
   orm = await openOrm({ databaseUrl: pg.url, poolMax: 5 });
-  await migrate(orm, pg.url);
+  await migrate(pg.url);
   const config = loadConfig({
     DATABASE_URL: pg.url,
     TEMPORAL_ADDRESS: inject('temporalAddress'),

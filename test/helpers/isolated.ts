@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { ensureDatabase } from '../../db/embedded.js';
-import { migrate, openOrm } from '../../db/orm.js';
+import { migrate } from '../../db/orm.js';
 
 /**
  * A database of its own on the run's PostgreSQL server, migrated: for tests that run their own worker
@@ -13,9 +13,7 @@ export async function createIsolatedDatabase(): Promise<{ url: string; drop(): P
   url.pathname = `/${url.pathname.slice(1)}_iso_${randomBytes(3).toString('hex')}`;
   const databaseUrl = url.toString();
   await ensureDatabase(databaseUrl);
-  const orm = await openOrm({ databaseUrl, poolMax: 2 });
-  await migrate(orm, databaseUrl);
-  await orm.close();
+  await migrate(databaseUrl);
   return {
     url: databaseUrl,
     async drop() {
