@@ -14,11 +14,9 @@ export type SearchAttributeName = keyof typeof SEARCH_ATTRIBUTES;
 
 /** Readable, deterministic workflow ids: the outbox relay may start the same one twice and get one run. */
 export const workflowIds = {
-  /** The sequencer of one order's events: deliveries of one order reach an endpoint in event order. */
+  /** The sequencer of one order's events: sends them in order, so an endpoint receives them in order. */
   orderEvents: (orderId: string) => `order-events/${orderId}`,
-  /** The one attempt of one event to one endpoint. */
-  webhookDelivery: (eventId: string, endpointId: string) => `webhook-delivery/${eventId}/${endpointId}`,
-  /** An attempt an operator asked for again. */
+  /** An attempt an operator asked for again (ordinary deliveries run inside the order's sequencer). */
   webhookReplay: (eventId: string, endpointId: string, deliveryId: string) => `webhook-delivery/${eventId}/${endpointId}/replay-${deliveryId}`,
   /** The life of one connect code (by its row id, never the code itself). */
   connectCode: (codeId: string) => `connect-code/${codeId}`,

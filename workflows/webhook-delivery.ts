@@ -2,16 +2,20 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { PlannedDelivery } from '../services/webhooks/deliveries.js';
 
-// One attempt, never retried (spec Events 5): the activity claims the delivery (pending → sending) before
-// its single POST and does nothing when the claim fails, so running the activity again never sends
-// again. It may run again, so that a worker that died before the claim does not leave it pending forever.
+// One attempt: the activity claims the delivery (pending → sending) before its single POST and does
+// nothing when the claim fails, so running the activity again never sends again. It may run again, so
+// that a worker that died before the claim does not leave it pending forever.
 const { deliverWebhook } = proxyActivities<Activities>({
   // Above WEBHOOK_TIMEOUT_MS (at most 60 s, DNS included): a dead worker's attempt is given up soon after.
   startToCloseTimeout: '75 seconds',
   retry: { maximumAttempts: 3, initialInterval: '1 second' },
 });
 
-/** Sends one event to one endpoint once, and returns what happened (also recorded in webhook_deliveries). */
+/**
+ * An operator's replay of one delivery (CLI `webhooks replay`, dashboard): sends the event to the
+ * endpoint once more and returns what happened (also recorded in webhook_deliveries). Ordinary
+ * deliveries run inside the order's sequencer (`order-events/<order id>`).
+ */
 export async function webhookDeliveryWorkflow(planned: PlannedDelivery): Promise<{ status: number | null; outcome: string }> {
   return deliverWebhook(planned);
 }
