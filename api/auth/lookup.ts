@@ -16,6 +16,9 @@ export interface Principal {
   storeName: string;
   storeCurrency: string;
   storeMode: StoreMode;
+  /** Whether the catalogue is open, and the standard delivery fee (decimal text): the catalogue and checkout need no store read. */
+  storePublished: boolean;
+  storeDeliveryFee: string;
   /** The platform of a connection key's shop; null for other keys. */
   platform: 'platform_a' | 'platform_b' | null;
 }
@@ -31,7 +34,8 @@ export interface KeyHit {
 // publishable key, the visitor's) for the current minute, and note when the key was last used (to the minute). Row locks of the upsert make it exact under concurrency.
 const KEY_AND_COUNT_SQL = `
 with k as (
-  select k.id, k.kind, k.scopes, k.origins, k.connection_id, k.store_id, s.plan, s.slug, s.name, s.currency, s.mode, c.platform
+  select k.id, k.kind, k.scopes, k.origins, k.connection_id, k.store_id,
+    s.plan, s.slug, s.name, s.currency, s.mode, s.published, s.standard_delivery_fee, c.platform
   from api_keys k join stores s on s.id = k.store_id left join connections c on c.id = k.connection_id
   where k.key_hash = ? and k.revoked_at is null
 ), touched as (
@@ -49,7 +53,8 @@ b as (
   on conflict (bucket, window_start) do update set count = c.count + 1
   returning c.bucket, c.count
 )
-select k.id, k.kind, k.scopes, k.origins, k.connection_id, k.store_id, k.plan, k.slug, k.name, k.currency, k.mode, k.platform,
+select k.id, k.kind, k.scopes, k.origins, k.connection_id, k.store_id,
+  k.plan, k.slug, k.name, k.currency, k.mode, k.published, k.standard_delivery_fee, k.platform,
   extract(epoch from w.ws)::bigint + 60 as reset_at,
   (select count from hits where bucket like 'key:%') as key_count,
   (select count from hits where bucket like 'visitor:%') as visitor_count
@@ -67,6 +72,8 @@ interface KeyRow {
   name: string;
   currency: string;
   mode: StoreMode;
+  published: boolean;
+  standard_delivery_fee: string;
   platform: 'platform_a' | 'platform_b' | null;
   reset_at: string | number;
   key_count: number;
@@ -91,6 +98,8 @@ export async function findKeyAndCount(em: EntityManager, keyHash: string, visito
       storeName: row.name,
       storeCurrency: row.currency,
       storeMode: row.mode,
+      storePublished: row.published,
+      storeDeliveryFee: row.standard_delivery_fee,
       platform: row.platform,
     },
     resetAt: Number(row.reset_at),

@@ -24,7 +24,7 @@ export async function productRoutes(app: FastifyInstance) {
       errors: ['not_found'],
     },
     async (request) => {
-      const store = await publishedStore(app.orm.em, request.principal!.storeId);
+      const store = publishedStore(request.principal!);
       return listProducts(app.orm.em, store, request.query, publicUrl);
     },
   );
@@ -42,7 +42,7 @@ export async function productRoutes(app: FastifyInstance) {
       errors: ['not_found'],
     },
     async (request) => {
-      const store = await publishedStore(app.orm.em, request.principal!.storeId);
+      const store = publishedStore(request.principal!);
       const row = await findLiveProduct(app.orm.em, store.id, request.params.id);
       if (!row) throw notFound('product');
       return { product: presentProduct(row, store, publicUrl) };
@@ -61,7 +61,7 @@ export async function productRoutes(app: FastifyInstance) {
       errors: ['not_found'],
     },
     async (request) => {
-      const store = await publishedStore(app.orm.em, request.principal!.storeId);
+      const store = publishedStore(request.principal!);
       return { data: await listCategories(app.orm.em, store.id) };
     },
   );

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Principal } from '../../api/auth/lookup.js';
 import { ApiError } from '../../api/errors.js';
 import type { ProductListQuery } from '../../api/schemas/products.js';
 import { keysetPage } from '../../db/keyset-page.js';
@@ -14,10 +15,22 @@ export async function findStore(em: EntityManager, by: { id: string } | { slug: 
   return rows[0] ?? null;
 }
 
+/** The caller's store as its key's auth statement read it: no query of its own. */
+export function callerStore(principal: Principal): StoreFacts {
+  return {
+    id: principal.storeId,
+    name: principal.storeName,
+    slug: principal.storeSlug,
+    currency: principal.storeCurrency,
+    published: principal.storePublished,
+    standard_delivery_fee: principal.storeDeliveryFee,
+  };
+}
+
 /** The caller's store, only when published: an unpublished store's catalogue answers 404 not_found. */
-export async function publishedStore(em: EntityManager, storeId: string): Promise<StoreFacts> {
-  const store = await findStore(em, { id: storeId });
-  if (!store?.published) throw new ApiError('not_found', 'This store is not published; its catalogue is not available.');
+export function publishedStore(principal: Principal): StoreFacts {
+  const store = callerStore(principal);
+  if (!store.published) throw new ApiError('not_found', 'This store is not published; its catalogue is not available.');
   return store;
 }
 

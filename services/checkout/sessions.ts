@@ -8,7 +8,7 @@ import type { CartLine } from '../../domain/cart.js';
 import { newCheckoutToken } from '../../domain/checkout-token.js';
 import { enqueueHandOffs } from '../../db/outbox.js';
 import { workflowIds, type CheckoutExpiryInput } from '../../workflows/definitions.js';
-import { findStore } from '../catalog/read.js';
+import { callerStore } from '../catalog/read.js';
 import { priceLines } from './cart.js';
 
 /** The return_url rule: a publishable key's must be on its allowed websites (403); a secret key's must be https (400). */
@@ -36,7 +36,7 @@ export async function createCheckoutSession(
   opts: { publicUrl: string; ttlSeconds: number },
 ): Promise<{ url: string; token: string; expires_at: string }> {
   checkReturnUrl(principal, body.return_url);
-  const store = (await findStore(em, { id: principal.storeId }))!;
+  const store = callerStore(principal);
   const lines: CartLine[] = body.items.map((i) => ({ product_id: i.product_id.toLowerCase(), quantity: i.quantity, variant: i.variant ?? null }));
   if (!store.published) throw new ApiError('unprocessable', 'items.0.product_id: this store is not published, so it sells nothing.', 'items.0.product_id');
   const cart = await priceLines(em, store, lines);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { openOrm } from '../../db/orm.js';
 import { seedDemoStore } from '../../services/demo.js';
-import { listCategories, listProducts, publishedStore } from '../../services/catalog/read.js';
+import { findStore, listCategories, listProducts } from '../../services/catalog/read.js';
 import { createIsolatedDatabase } from '../helpers/isolated.js';
 
 let db: Awaited<ReturnType<typeof createIsolatedDatabase>>;
@@ -21,7 +21,8 @@ describe('npm start creates a demo store with a few products (CONTRACT.md)', () 
     const demo = await seedDemoStore(orm.em.fork(), 'http://127.0.0.1:3000');
     expect(demo).not.toBeNull();
     const em = orm.em.fork();
-    const store = await publishedStore(em, demo!.store.id);
+    const store = (await findStore(em, { id: demo!.store.id }))!;
+    expect(store.published).toBe(true);
     const { data } = await listProducts(em, store, { limit: 100 }, 'http://127.0.0.1:3000');
     expect(data.length).toBeGreaterThanOrEqual(3);
     expect(data.every((p) => p.in_stock && p.url.startsWith(`http://127.0.0.1:3000/s/${store.slug}/products/`))).toBe(true);
