@@ -65,6 +65,9 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   } else {
     args.push('--headless');
   }
+  // An activity scheduled by a workflow task goes straight back to the worker that completed it, one
+  // round trip through the server's task queue less (webhook latency; bench/README.md, "Webhooks").
+  args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');
   // The metrics endpoint would take a fixed port; several servers (tests) must coexist.
   args.push('--metrics-port', String(await freePort()));
   if (opts.dbFile) {

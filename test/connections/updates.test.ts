@@ -59,6 +59,8 @@ describe('updates go back to the shop by push', () => {
     await eventually(async () => (await updatesOf(c.connectionId))[0]?.push_attempts === 1, 45_000, 'a failed attempt');
     c.plugin.downWith = null;
     await eventually(() => c.shop.applyCount === 1, 45_000, 'the retried push');
+    // The plugin applies before it answers; the worker records the answer a moment later.
+    await eventually(async () => (await updatesOf(c.connectionId))[0]?.state === 'applied', 10_000, 'the push answer recorded');
     const [update] = await updatesOf(c.connectionId);
     expect(update!.state).toBe('applied');
     expect(update!.push_attempts).toBe(1);
