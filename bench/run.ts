@@ -21,6 +21,8 @@ import { checkoutSessionsScenario } from './scenarios/checkout-sessions.js';
 import { trackingP99Scenario } from './scenarios/tracking-p99.js';
 import { pushE2eP99Scenario } from './scenarios/push-e2e-p99.js';
 import { webhookE2eP50Scenario, webhookE2eP99Scenario, webhookThroughputScenario } from './scenarios/webhooks.js';
+import { apiMemoryScenario } from './scenarios/api-memory.js';
+import { rss1mbBodiesScenario } from './scenarios/rss-1mb-bodies.js';
 
 /** Every scenario, in the order they run. */
 const SCENARIOS: Scenario[] = [
@@ -38,6 +40,9 @@ const SCENARIOS: Scenario[] = [
   webhookE2eP99Scenario,
   webhookThroughputScenario,
   pushE2eP99Scenario,
+  // Each on a fresh API process of its own, so its memory is the scenario's alone.
+  apiMemoryScenario,
+  rss1mbBodiesScenario,
 ];
 
 const log = (line: string) => console.log(`[bench] ${line}`);

@@ -2,6 +2,7 @@ import { defineConfig, MikroORM } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { entities } from './entities/index.js';
 import { migrationsList } from './migrations/index.js';
+import { PostgresDriver } from './postgres-driver.js';
 import pg from 'pg';
 
 export interface OrmOptions {
@@ -19,6 +20,8 @@ export interface OrmOptions {
 /** The single MikroORM configuration used by the API, the worker, the CLI and tests. */
 export const ormConfig = ({ databaseUrl, poolMax = 10, debug = false, queryTimeoutMs = 8_000 }: OrmOptions) =>
   defineConfig({
+    // MikroORM's PostgreSQL driver with a linear string escape (db/postgres-driver.ts).
+    driver: PostgresDriver,
     clientUrl: databaseUrl,
     entities,
     extensions: [Migrator],

@@ -33,6 +33,8 @@ export interface BenchEnv {
   baselineCpu(proc: RunningProcess): CpuGroups;
   /** Waits (up to 3 minutes) until order events are through the outbox, the workflows and Temporal, and our processes are idle. */
   settle(): Promise<Drain>;
+  /** Starts another API process like `api` (same database, Temporal and secrets key) on a free loopback port; log .data/bench-logs/<name>.log. */
+  startApi(name: string, nodeArgs?: string[]): Promise<{ url: string; process: RunningProcess }>;
   /** Starts a baseline server (bench/baselines/<name>.ts) on a free loopback port and waits until it answers. */
   startBaseline(name: string, env?: Record<string, string>): Promise<{ url: string; process: RunningProcess }>;
 }
@@ -68,12 +70,17 @@ export async function setUp(opts: { quick: boolean; profile: boolean; log: (line
     CHECKOUT_TTL_SECONDS: process.env.BENCH_CHECKOUT_TTL ?? '5',
   };
   const worker = spawnTs('worker', 'temporal/worker-main.ts', common);
-  const port = await freePort();
+  const startApi = async (name: string, nodeArgs: string[] = []) => {
+    const port = await freePort();
+    const proc = spawnTs(name, 'api/server.ts', { ...common, PORT: String(port) }, nodeArgs);
+    const url = `http://127.0.0.1:${port}`;
+    await waitForHttp(`${url}/healthz`, proc);
+    return { url, process: proc };
+  };
   // --profile: a V8 CPU profile of the API, written when it stops (open it in Chrome DevTools).
   const profile = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${resolve(logDir, 'profiles')}`] : [];
-  const apiProcess = spawnTs('api', 'api/server.ts', { ...common, PORT: String(port) }, profile);
-  const api = { url: `http://127.0.0.1:${port}`, process: apiProcess };
-  await waitForHttp(`${api.url}/healthz`, apiProcess);
+  const api = await startApi('api', profile);
+  const apiProcess = api.process;
   log(`API at ${api.url} (pid ${apiProcess.pid}), worker started`);
 
   const database = new URL(databaseUrl).pathname.slice(1);
@@ -102,7 +109,7 @@ export async function setUp(opts: { quick: boolean; profile: boolean; log: (line
   const baselineCpu = (proc: RunningProcess): CpuGroups => ({ server: () => [proc.pid], postgres: () => postgresBackends(database, harnessBackends) });
   const quick = opts.quick;
   const timing = { rounds: quick ? 1 : 3, measureSec: quick ? 3 : 10, warmupSec: quick ? 1 : 3 };
-  return { quick, ...timing, databaseUrl, pool, api, store, log, oursCpu, baselineCpu, settle, startBaseline };
+  return { quick, ...timing, databaseUrl, pool, api, store, log, oursCpu, baselineCpu, settle, startApi, startBaseline };
 }
 
 /**

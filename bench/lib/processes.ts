@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stopChild } from '../../temporal/dev-server.js';
@@ -55,5 +55,26 @@ export function rssMb(pid: number): number {
     return match ? Number(match[1]) / 1024 : Number.NaN;
   } catch {
     return Number.NaN;
+  }
+}
+
+/** Peak resident memory of a process in MB (VmHWM: exact, unlike sampling), or NaN where unavailable. */
+export function peakRssMb(pid: number): number {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Restarts a process's peak (VmHWM) from its current RSS; false where the kernel refuses (then the peak covers its whole life). */
+export function resetPeakRss(pid: number): boolean {
+  try {
+    // "5" resets the peak RSS high-water mark (proc(5), clear_refs); nothing else about the process changes.
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -1,5 +1,5 @@
-/** The scenario summary of CONTRACT.md "Benchmark output". */
-export type Metric = 'req_per_s' | 'p99_ms' | 'p50_ms' | 'per_s';
+/** The scenario summary of CONTRACT.md "Benchmark output"; the memory scenarios add heap_mb and rss_mb (megabytes, lower is better). */
+export type Metric = 'req_per_s' | 'p99_ms' | 'p50_ms' | 'per_s' | 'heap_mb' | 'rss_mb';
 
 export interface ScenarioResult {
   metric: Metric;
@@ -17,6 +17,16 @@ export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Least-squares slope of y over x (NaN for fewer than two distinct x). */
+export function slope(points: { x: number; y: number }[]): number {
+  const n = points.length;
+  const mx = points.reduce((a, p) => a + p.x, 0) / n;
+  const my = points.reduce((a, p) => a + p.y, 0) / n;
+  const sxx = points.reduce((a, p) => a + (p.x - mx) ** 2, 0);
+  const sxy = points.reduce((a, p) => a + (p.x - mx) * (p.y - my), 0);
+  return n >= 2 && sxx > 0 ? sxy / sxx : Number.NaN;
 }
 
 /** Rounds to a number of decimals (JSON-friendly; NaN stays NaN). */

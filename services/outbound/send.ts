@@ -41,10 +41,8 @@ export async function postOnce(req: OutboundPost): Promise<OutboundResult> {
   });
   // One deadline for the whole exchange, name resolution included: a slow DNS answer cannot stretch it.
   const deadline = AbortSignal.timeout(req.timeoutMs);
-  const target = await Promise.race([
-    checkTarget(req.url, req.policy, req.resolve ?? systemResolver),
-    new Promise<null>((expired) => deadline.addEventListener('abort', () => expired(null), { once: true })),
-  ]);
+  const expiry = nullOnAbort(deadline);
+  const target = await Promise.race([checkTarget(req.url, req.policy, req.resolve ?? systemResolver), expiry.promise]).finally(expiry.stop);
   if (target === null) return done(null, `no answer within ${req.timeoutMs} ms (the host name did not resolve in time)`);
   // The check comes before any connection: a refused target is never sent a packet.
   if (!target.ok) return done(null, `refused: ${target.reason}`);
@@ -85,4 +83,16 @@ export async function postOnce(req: OutboundPost): Promise<OutboundResult> {
     });
     request.end(req.body);
   });
+}
+
+/**
+ * Null once `signal` aborts; `stop` removes the listener. A timeout signal with a listener is kept alive
+ * until it fires, and the listener with it: left in place, it would hold this POST (its body included)
+ * for the whole timeout after the exchange ended.
+ */
+function nullOnAbort(signal: AbortSignal): { promise: Promise<null>; stop(): void } {
+  let onAbort = () => {};
+  const promise = new Promise<null>((expired) => (onAbort = () => expired(null)));
+  signal.addEventListener('abort', onAbort, { once: true });
+  return { promise, stop: () => signal.removeEventListener('abort', onAbort) };
 }
