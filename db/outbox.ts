@@ -41,3 +41,22 @@ export async function enqueueHandOffs(em: EntityManager, handOffs: WorkflowHandO
   );
   await em.execute(`select pg_notify('${OUTBOX_CHANNEL}', '')`);
 }
+
+/** The outbox columns, and their types as a `jsonb_to_recordset` record of outboxRow objects. */
+export const OUTBOX_COLUMNS = 'action, workflow_type, workflow_id, args, signal_name, signal_args, search_attributes, summary';
+export const OUTBOX_RECORD = `action text, workflow_type text, workflow_id text, args jsonb, signal_name text, signal_args jsonb,
+  search_attributes jsonb, summary text`;
+
+/** One hand-off as an outbox row, for a statement that inserts rows from JSON (OUTBOX_RECORD) along with other writes. */
+export function outboxRow(h: WorkflowHandOff) {
+  return {
+    action: h.signal ? 'signal_with_start' : 'start',
+    workflow_type: h.workflowType,
+    workflow_id: h.workflowId,
+    args: h.args,
+    signal_name: h.signal?.name ?? null,
+    signal_args: h.signal ? h.signal.args : null,
+    search_attributes: h.searchAttributes,
+    summary: h.summary ?? null,
+  };
+}

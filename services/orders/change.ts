@@ -6,7 +6,7 @@ import { canTransition } from '../../domain/order-status.js';
 import { inferPaymentStatus } from '../../domain/payment.js';
 import { cleanMultiline, cleanText } from '../../domain/text.js';
 import { presentOrder, type OrderRow } from './present.js';
-import { recordOrderEvents, recordStatusHistory } from './events.js';
+import { recordOrderEvents } from './events.js';
 import { findOrderRow } from './read.js';
 import { queueConnectionUpdate } from '../connections/updates.js';
 
@@ -55,11 +55,9 @@ export async function patchOrder(em: EntityManager, editor: OrderEditor, id: str
       [status, comment ?? null, tracking.number, tracking.courier, tracking.url, payment, row.id],
     );
     const order = presentOrder(updated!, editor.publicUrl);
-    if (status !== row.status || comment) {
-      await recordStatusHistory(tx, [{ orderId: row.id, status, comment: comment ?? null, actor: editor.actor }]);
-    }
+    const history = status !== row.status || comment ? [{ orderId: row.id, status, comment: comment ?? null, actor: editor.actor }] : [];
     const events = eventsForChange(row, updated!).map((type) => ({ storeId: editor.storeId, order, type, backfill: false, actor: editor.actor, connectionId: editor.connectionId }));
-    await recordOrderEvents(tx, events);
+    await recordOrderEvents(tx, events, history);
     await queueConnectionUpdate(tx, {
       connectionId: row.connection_id,
       editorConnectionId: editor.connectionId,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Order } from '../../api/schemas/orders.js';
-import { enqueueHandOffs } from '../../db/outbox.js';
+import { OUTBOX_CHANNEL, OUTBOX_COLUMNS, OUTBOX_RECORD, outboxRow } from '../../db/outbox.js';
 import type { OrderEventType } from '../../domain/order-events.js';
 import { workflowIds } from '../../workflows/definitions.js';
 
@@ -16,15 +16,24 @@ export interface NewOrderEvent {
   connectionId: string | null;
 }
 
+/** A status history line (status, comment, who) for the tracking page. */
+export interface StatusLine {
+  orderId: string;
+  status: string;
+  comment: string | null;
+  actor: string;
+}
+
 /**
  * Records order events with a snapshot of the order, in the caller's transaction, and hands to Temporal
  * (through the outbox) those that some live webhook endpoint of the store subscribes to. Backfill events,
  * and events nobody subscribes to, are kept but never sent: they are recorded as already dispatched.
+ * The change's status history lines go in the same statement: one round trip in all.
  */
-export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  const subscribed = await subscribedKinds(em, events[0]!.storeId);
-  const rows = events.map((e) => ({
+export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent[], history: StatusLine[] = []): Promise<void> {
+  if (events.length === 0) return recordStatusHistory(em, history);
+  const rows = events.map((e, n) => ({
+    n,
     id: randomUUID(),
     store_id: e.storeId,
     order_id: e.order.id,
@@ -33,48 +42,59 @@ export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent
     actor: e.actor,
     connection_id: e.connectionId,
     payload: e.order,
-    summary: `${e.type} for order ${e.order.order_number ?? e.order.external_id ?? e.order.id}`,
-    handed: !e.backfill && (subscribed.has('*') || subscribed.has(e.type)),
   }));
-  await em.execute(
-    `insert into order_events (id, store_id, order_id, type, backfill, actor, connection_id, payload, created_at, dispatched_at)
-     select id, store_id, order_id, type, backfill, actor, connection_id, payload, clock_timestamp(), case when handed then null else now() end
-     from jsonb_to_recordset(?::jsonb) as x(id uuid, store_id uuid, order_id uuid, type text, backfill boolean, actor text, connection_id uuid, payload jsonb, handed boolean)`,
-    [JSON.stringify(rows)],
-  );
-  // One wake-up per order and transaction: the order's sequencer reads the events from the database.
-  const orders = new Map(rows.filter((r) => r.handed).map((r) => [r.order_id, r]));
-  await enqueueHandOffs(
-    em,
-    [...orders.values()].map((r) => ({
+  // One wake-up per order and transaction; the statement queues it only when one of the order's events
+  // is handed. The order's sequencer reads the events themselves from the database.
+  const wakeUps = new Map<string, ReturnType<typeof outboxRow> & { n: number; order_id: string }>();
+  for (const e of events) {
+    if (e.backfill || wakeUps.has(e.order.id)) continue;
+    const wakeUp = outboxRow({
       workflowType: 'orderEventsWorkflow',
-      workflowId: workflowIds.orderEvents(r.order_id),
-      args: [{ orderId: r.order_id, storeId: r.store_id }],
+      workflowId: workflowIds.orderEvents(e.order.id),
+      args: [{ orderId: e.order.id, storeId: e.storeId }],
       signal: { name: 'orderEventsArrived', args: [] },
-      searchAttributes: { StoreId: r.store_id, OrderId: r.order_id },
-      summary: r.summary.replace(/^\S+ for /, 'events of '),
-    })),
+      searchAttributes: { StoreId: e.storeId, OrderId: e.order.id },
+      summary: `events of order ${e.order.order_number ?? e.order.external_id ?? e.order.id}`,
+    });
+    wakeUps.set(e.order.id, { n: wakeUps.size, order_id: e.order.id, ...wakeUp });
+  }
+  // The subscribed kinds, the events, the history, the outbox rows and the NOTIFY (delivered at commit).
+  await em.execute(
+    `with subscribed as (
+       select coalesce(array_agg(kind), '{}') as kinds
+       from webhook_endpoints, unnest(events) as kind where store_id = ? and active and deleted_at is null
+     ), event as (
+       select x.*, not x.backfill and ('*' = any(kinds) or x.type = any(kinds)) as handed
+       from jsonb_to_recordset(?::jsonb) as x(n int, id uuid, store_id uuid, order_id uuid, type text, backfill boolean,
+         actor text, connection_id uuid, payload jsonb), subscribed
+     ), recorded as (
+       insert into order_events (id, store_id, order_id, type, backfill, actor, connection_id, payload, created_at, dispatched_at)
+       select id, store_id, order_id, type, backfill, actor, connection_id, payload, clock_timestamp(), case when handed then null else now() end
+       from event order by n
+     ), history as (
+       ${STATUS_HISTORY_INSERT}
+     ), queued as (
+       insert into outbox (${OUTBOX_COLUMNS})
+       select ${OUTBOX_COLUMNS} from jsonb_to_recordset(?::jsonb) as w(n int, order_id uuid, ${OUTBOX_RECORD})
+       where exists (select 1 from event where event.order_id = w.order_id and event.handed)
+       order by n
+       returning 1
+     )
+     select pg_notify('${OUTBOX_CHANNEL}', '') from (select 1 from queued limit 1) as any_queued`,
+    [events[0]!.storeId, JSON.stringify(rows), statusHistoryJson(history), JSON.stringify([...wakeUps.values()])],
   );
 }
 
-/** Event kinds the store's live webhook endpoints subscribe to ('*' for all). */
-async function subscribedKinds(em: EntityManager, storeId: string): Promise<Set<string>> {
-  const rows = await em.execute<{ kind: string }[]>(
-    `select distinct unnest(events) as kind from webhook_endpoints where store_id = ? and active and deleted_at is null`,
-    [storeId],
-  );
-  return new Set(rows.map((r) => r.kind));
-}
+// clock_timestamp() is evaluated after the sort: lines keep their order in created_at.
+const STATUS_HISTORY_INSERT = `insert into order_status_history (order_id, status, comment, actor, created_at)
+       select order_id, status, comment, actor, clock_timestamp()
+       from jsonb_to_recordset(?::jsonb) as x(n int, order_id uuid, status text, comment text, actor text) order by n`;
+
+const statusHistoryJson = (lines: StatusLine[]) =>
+  JSON.stringify(lines.map((l, n) => ({ n, order_id: l.orderId, status: l.status, comment: l.comment, actor: l.actor })));
 
 /** Appends status history lines (status, comment, who, when) for the tracking page. */
-export async function recordStatusHistory(
-  em: EntityManager,
-  lines: { orderId: string; status: string; comment: string | null; actor: string }[],
-): Promise<void> {
+export async function recordStatusHistory(em: EntityManager, lines: StatusLine[]): Promise<void> {
   if (lines.length === 0) return;
-  await em.execute(
-    `insert into order_status_history (order_id, status, comment, actor, created_at)
-     select order_id, status, comment, actor, clock_timestamp() from jsonb_to_recordset(?::jsonb) as x(order_id uuid, status text, comment text, actor text)`,
-    [JSON.stringify(lines.map((l) => ({ order_id: l.orderId, status: l.status, comment: l.comment, actor: l.actor })))],
-  );
+  await em.execute(STATUS_HISTORY_INSERT, [statusHistoryJson(lines)]);
 }

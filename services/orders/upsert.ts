@@ -4,7 +4,7 @@ import { eventsForChange } from '../../domain/order-events.js';
 import { orderFacts, unchangedReason, type OrderFacts } from '../../domain/order-record.js';
 import type { OrderSource, StatusKind } from '../../domain/order-status.js';
 import { presentOrder, type OrderRow } from './present.js';
-import { recordOrderEvents, recordStatusHistory, type NewOrderEvent } from './events.js';
+import { recordOrderEvents, type NewOrderEvent, type StatusLine } from './events.js';
 import { phoneHistory, toRow, writeOrders } from './upsert-rows.js';
 import { textArray } from '../../db/sql-array.js';
 
@@ -122,7 +122,7 @@ async function applyOnce(tx: EntityManager, sender: OrderSender, round: OrderFac
   const written = writes.length ? await writeOrders(tx, sender, writes) : [];
   const byExternalId = new Map(written.map((row) => [row.external_id!, row]));
   const events: NewOrderEvent[] = [];
-  const lines: Parameters<typeof recordStatusHistory>[1] = [];
+  const lines: StatusLine[] = [];
   const final = outcomes.map((outcome, i): ItemOutcome | typeof RETRY => {
     if (outcome) return outcome;
     const facts = round[i]!;
@@ -141,7 +141,6 @@ async function applyOnce(tx: EntityManager, sender: OrderSender, round: OrderFac
     if (created || old?.status !== row.status) lines.push({ orderId: row.id, status: row.status, comment: null, actor: sender.actor });
     return { ok: true, externalId: facts.external_id, result: { order, action: created ? 'created' : 'updated' } };
   });
-  await recordStatusHistory(tx, lines);
-  await recordOrderEvents(tx, events);
+  await recordOrderEvents(tx, events, lines);
   return final;
 }
