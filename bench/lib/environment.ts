@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { Client } from '@temporalio/client';
 import pg from 'pg';
 import { freePort } from '../../db/embedded.js';
 import { createTemporalClient } from '../../temporal/client.js';
@@ -31,6 +32,8 @@ export interface BenchEnv {
   oursCpu: CpuGroups;
   /** The same for a baseline: its server process and this database's backends. */
   baselineCpu(proc: RunningProcess): CpuGroups;
+  /** A client of the bench's Temporal dev server (for counts such as history events per delivery). */
+  temporal: Client;
   /** Waits (up to 3 minutes) until order events are through the outbox, the workflows and Temporal, and our processes are idle. */
   settle(): Promise<Drain>;
   /** Starts another API process like `api` (same database, Temporal and secrets key) on a free loopback port; log .data/bench-logs/<name>.log. */
@@ -109,7 +112,7 @@ export async function setUp(opts: { quick: boolean; profile: boolean; log: (line
   const baselineCpu = (proc: RunningProcess): CpuGroups => ({ server: () => [proc.pid], postgres: () => postgresBackends(database, harnessBackends) });
   const quick = opts.quick;
   const timing = { rounds: quick ? 1 : 3, measureSec: quick ? 3 : 10, warmupSec: quick ? 1 : 3 };
-  return { quick, ...timing, databaseUrl, pool, api, store, log, oursCpu, baselineCpu, settle, startApi, startBaseline };
+  return { quick, ...timing, databaseUrl, pool, api, store, log, oursCpu, baselineCpu, settle, startApi, startBaseline, temporal: temporalClient.client };
 }
 
 /**

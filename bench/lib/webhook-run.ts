@@ -274,6 +274,7 @@ async function measureWebhooks(env: BenchEnv): Promise<WebhookResults> {
       value: (s) => percentile(s.latencies, 99),
       log: env.log,
     });
+    const history = await historyEventsPerDelivery(env, store.id);
     const p = (s: Side, q: number) => percentile(s.latencies, q);
     const failed = runs.ours.reduce((n, r) => n + r.failed, 0);
     const missing = runs.ours.reduce((n, r) => n + (r.expected - r.arrived), 0);
@@ -285,6 +286,7 @@ async function measureWebhooks(env: BenchEnv): Promise<WebhookResults> {
       `overhead over a direct POST p50 ${fmt(median(runs.ours.map((s, i) => p(s, 50) - p(runs.baseline[i]!, 50))))} ms, p99 ${fmt(median(runs.ours.map((s, i) => p(s, 99) - p(runs.baseline[i]!, 99))))} ms; ` +
       `CPU per delivery at ${RATE} orders/s (ours, until the last receipt) ${runs.ours.map((s) => s.cpu).join('; ')}; ` +
       `ours failed orders ${failed}, deliveries missing after ${WAIT_MS / 1000} s ${missing}; ` +
+      `Temporal history events per delivery ${history}; ` +
       `peak RSS API ${fmt(Math.max(...rss.api))} MB, worker ${fmt((rss.worker.length ? Math.max(...rss.worker) : Number.NaN))} MB`;
     const p50 = summarize('p50_ms', runs.ours.map((s) => p(s, 50)), runs.baseline.map((s) => p(s, 50)), `p50 ms at ${RATE} orders/s, LOWER is better; aim ours ≤ 100 ms; ${common}`);
     const p99 = summarize('p99_ms', runs.ours.map((s) => p(s, 99)), runs.baseline.map((s) => p(s, 99)), `p99 ms at ${RATE} orders/s, LOWER is better; aim ours ≤ 500 ms; ${common}`);
@@ -301,4 +303,16 @@ async function measureWebhooks(env: BenchEnv): Promise<WebhookResults> {
   } finally {
     await receivers.stop();
   }
+}
+
+/** A count noise cannot move: the history events of every workflow run of the store, per delivery the receivers saw. */
+async function historyEventsPerDelivery(env: BenchEnv, storeId: string): Promise<string> {
+  let events = 0;
+  let runs = 0;
+  for await (const run of env.temporal.workflow.list({ query: `StoreId = "${storeId}"` })) {
+    events += run.historyLength;
+    runs++;
+  }
+  const delivered = Number((await env.pool.query<{ n: string }>(`select count(*) as n from webhook_deliveries where store_id = $1 and status = 'delivered'`, [storeId])).rows[0]!.n);
+  return `${fmt(events / Math.max(1, delivered))} (${events} events in ${runs} workflow runs for ${delivered} deliveries)`;
 }
