@@ -47,10 +47,11 @@ const SCENARIOS: Scenario[] = [
 
 const log = (line: string) => console.log(`[bench] ${line}`);
 
-/** The scenarios of the last latest.json (none when there is no readable one). */
+/** The scenarios (memory ones included) of the last latest.json (none when there is no readable one). */
 function earlierResults(path: string): Record<string, ScenarioResult> {
   try {
-    return (JSON.parse(readFileSync(path, 'utf8')) as { scenarios?: Record<string, ScenarioResult> }).scenarios ?? {};
+    const earlier = JSON.parse(readFileSync(path, 'utf8')) as { scenarios?: Record<string, ScenarioResult>; memory?: Record<string, ScenarioResult> };
+    return { ...earlier.scenarios, ...earlier.memory };
   } catch {
     return {};
   }

@@ -1,4 +1,6 @@
-/** The scenario summary of CONTRACT.md "Benchmark output"; the memory scenarios add heap_mb and rss_mb (megabytes, lower is better). */
+/** The metrics of CONTRACT.md "Benchmark output". */
+export const CONTRACT_METRICS: readonly string[] = ['req_per_s', 'p99_ms', 'p50_ms', 'per_s'];
+/** A scenario's metric: CONTRACT.md's, or heap_mb / rss_mb of the memory scenarios (megabytes, lower is better; reported apart). */
 export type Metric = 'req_per_s' | 'p99_ms' | 'p50_ms' | 'per_s' | 'heap_mb' | 'rss_mb';
 
 export interface ScenarioResult {
