@@ -17,7 +17,7 @@ import { archiveOrder, patchOrder } from '../../services/orders/change.js';
 import { findOrderRow, listOrders } from '../../services/orders/read.js';
 import { presentOrder } from '../../services/orders/present.js';
 import { orderEditorFor, orderSenderFor } from '../../services/orders/sender.js';
-import { upsertOrders } from '../../services/orders/upsert.js';
+import { upsertOrder, upsertOrders } from '../../services/orders/upsert.js';
 
 /** The order exchange: GET/POST /orders, POST /orders/batch, GET/PATCH/DELETE /orders/{id}. */
 export async function orderRoutes(app: FastifyInstance) {
@@ -49,9 +49,9 @@ export async function orderRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const sender = orderSenderFor(request.principal!, publicUrl);
-      const [outcome] = await upsertOrders(app.orm.em, sender, [request.body]);
-      if (!outcome!.ok) throw new ApiError('invalid_request', outcome!.message, outcome!.param);
-      return reply.status(outcome!.result.action === 'created' ? 201 : 200).send(outcome!.result);
+      const outcome = await upsertOrder(app.orm.em, sender, request.body);
+      if (!outcome.ok) throw new ApiError('invalid_request', outcome.message, outcome.param);
+      return reply.status(outcome.result.action === 'created' ? 201 : 200).send(outcome.result);
     },
   );
 

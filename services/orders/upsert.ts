@@ -32,9 +32,19 @@ type Prepared = { index: number; facts: OrderFacts } | { index: number; outcome:
  * transaction of a fixed number of statements whatever its size; one bad input never fails the rest.
  */
 export async function upsertOrders(em: EntityManager, sender: OrderSender, inputs: unknown[], backfill = false): Promise<ItemOutcome[]> {
-  const outcomes: ItemOutcome[] = new Array(inputs.length);
+  return applyPrepared(em, sender, inputs.map((raw, index) => prepare(raw, index, sender.defaultKind)), backfill);
+}
+
+/** Creates or updates one order, as upsertOrders does, from an input already validated against OrderInput. */
+export async function upsertOrder(em: EntityManager, sender: OrderSender, input: OrderInput): Promise<ItemOutcome> {
+  const [outcome] = await applyPrepared(em, sender, [prepareValid(input, 0, sender.defaultKind, externalIdOf(input))], false);
+  return outcome!;
+}
+
+async function applyPrepared(em: EntityManager, sender: OrderSender, prepared: Prepared[], backfill: boolean): Promise<ItemOutcome[]> {
+  const outcomes: ItemOutcome[] = new Array(prepared.length);
   const ready: { index: number; facts: OrderFacts }[] = [];
-  for (const p of inputs.map((raw, index) => prepare(raw, index, sender.defaultKind))) {
+  for (const p of prepared) {
     if ('facts' in p) ready.push(p);
     else outcomes[p.index] = p.outcome;
   }
@@ -54,7 +64,11 @@ function prepare(raw: unknown, index: number, defaultKind: StatusKind): Prepared
     const param = issue.path.join('.');
     return { index, outcome: { ok: false, externalId, message: `${param ? `${param}: ` : ''}${issue.message}`, param } };
   }
-  const facts = orderFacts(parsed.data, defaultKind);
+  return prepareValid(parsed.data, index, defaultKind, externalId);
+}
+
+function prepareValid(input: OrderInput, index: number, defaultKind: StatusKind, externalId: string | null): Prepared {
+  const facts = orderFacts(input, defaultKind);
   if (!facts.ok) return { index, outcome: { ok: false, externalId, message: `${facts.param}: ${facts.message}`, param: facts.param } };
   if ('skip' in facts) return { index, outcome: { ok: true, externalId: externalId ?? '', result: { order: null, action: 'skipped', reason: facts.skip } } };
   return { index, facts: facts.facts };
