@@ -68,21 +68,59 @@ const UPDATED = `external_number, external_status, external_url, order_number, s
   .split(',')
   .map((c) => c.trim());
 
+const NAMES = COLUMNS.split(',').map((c) => c.trim().split(' ')[0]!);
+const SELECTED = NAMES.map((n) => (n === 'created_at' ? `date_trunc('milliseconds', coalesce(x.created_at, now()))` : `x.${n}`));
+
 /**
- * One INSERT … ON CONFLICT for the whole round. Only a held (locked) row is updated: a new row carries a
- * fresh id, so a copy another request inserted meanwhile is left intact and returns nothing (re-read).
+ * The INSERT … ON CONFLICT of rows from JSON, `filter` (a condition on x) choosing which. Only a held
+ * (locked) row is updated: a new row carries a fresh id, so a copy another request inserted meanwhile
+ * is left intact and returns nothing (re-read).
  */
-export async function writeOrders(tx: EntityManager, sender: OrderSender, rows: Record<string, unknown>[]) {
-  const names = COLUMNS.split(',').map((c) => c.trim().split(' ')[0]!);
-  const select = names.map((n) => (n === 'created_at' ? `date_trunc('milliseconds', coalesce(x.created_at, now()))` : `x.${n}`));
-  return tx.execute<(OrderRow & { inserted: boolean })[]>(
-    `insert into orders as o (store_id, origin, source, connection_id, ${names.join(', ')})
-     select ?::uuid, ?, ?, ?::uuid, ${select.join(', ')} from jsonb_to_recordset(?::jsonb) as x(${COLUMNS})
+const upsertSql = (filter: string) => `insert into orders as o (store_id, origin, source, connection_id, ${NAMES.join(', ')})
+     select ?::uuid, ?, ?, ?::uuid, ${SELECTED.join(', ')} from jsonb_to_recordset(?::jsonb) as x(${COLUMNS}) where ${filter}
      on conflict (store_id, origin, external_id) where external_id is not null do update set
        ${UPDATED.map((c) => `${c} = excluded.${c}`).join(', ')}, updated_at = now(), version = o.version + 1
      where o.id = excluded.id and o.content_hash <> excluded.content_hash
        and (excluded.source_updated_at is null or o.source_updated_at is null or excluded.source_updated_at >= o.source_updated_at)
-     returning o.*, (o.xmax = 0) as inserted`,
-    [sender.storeId, sender.origin, sender.source, sender.connectionId, JSON.stringify(rows)],
-  );
+     returning o.*, (o.xmax = 0) as inserted`;
+const WRITE_ORDERS = upsertSql('true');
+// The held copies are locked first, in external_id order (two batches sharing ids cannot deadlock);
+// rows whose id is held are then left out of the insert.
+const LOCK_AND_INSERT_NEW = `with held as (
+       select * from orders where store_id = ? and origin = ? and external_id = any(?::text[]) order by external_id for update
+     ), written as (
+       ${upsertSql('not exists (select 1 from held where held.external_id = x.external_id)')}
+     )
+     select *, false as inserted from held union all select * from written`;
+
+type WrittenRow = OrderRow & { inserted: boolean };
+
+/** Rows sorted by external id: the order in which the round's rows are written (and so locked). */
+export const byExternalIdOrder = (rows: Record<string, unknown>[]) =>
+  rows.sort((a, b) => ((a.external_id as string) < (b.external_id as string) ? -1 : 1));
+
+/** One INSERT … ON CONFLICT for the whole round (rows of held copies, see upsertSql). */
+export async function writeOrders(tx: EntityManager, sender: OrderSender, rows: Record<string, unknown>[]) {
+  return tx.execute<WrittenRow[]>(WRITE_ORDERS, [sender.storeId, sender.origin, sender.source, sender.connectionId, JSON.stringify(rows)]);
+}
+
+/**
+ * One statement: locks the held copies of the rows' external ids and inserts the rows of the others
+ * (built for a new order). Answers the held copies and the inserted rows apart.
+ */
+export async function lockAndInsertNew(tx: EntityManager, sender: OrderSender, rows: Record<string, unknown>[]) {
+  const all = await tx.execute<WrittenRow[]>(LOCK_AND_INSERT_NEW, [
+    sender.storeId,
+    sender.origin,
+    textArray(rows.map((r) => r.external_id as string)),
+    sender.storeId,
+    sender.origin,
+    sender.source,
+    sender.connectionId,
+    JSON.stringify(rows),
+  ]);
+  const held: OrderRow[] = [];
+  const inserted: WrittenRow[] = [];
+  for (const row of all) (row.inserted ? inserted : held).push(row);
+  return { held, inserted };
 }

@@ -5,8 +5,7 @@ import { orderFacts, unchangedReason, type OrderFacts } from '../../domain/order
 import type { OrderSource, StatusKind } from '../../domain/order-status.js';
 import { presentOrder, type OrderRow } from './present.js';
 import { recordOrderEvents, type NewOrderEvent, type StatusLine } from './events.js';
-import { phoneHistory, toRow, writeOrders } from './upsert-rows.js';
-import { textArray } from '../../db/sql-array.js';
+import { byExternalIdOrder, lockAndInsertNew, phoneHistory, toRow, writeOrders } from './upsert-rows.js';
 
 /** Who is sending orders, as decided by the key (never by the body). */
 export interface OrderSender {
@@ -112,15 +111,11 @@ async function applyRound(tx: EntityManager, sender: OrderSender, round: { facts
 }
 
 async function applyOnce(tx: EntityManager, sender: OrderSender, round: OrderFacts[], backfill: boolean): Promise<(ItemOutcome | typeof RETRY)[]> {
-  const ids = round.map((facts) => facts.external_id);
-  // Locked in a fixed order so that two batches sharing external ids cannot deadlock.
-  const heldRows = await tx.execute<OrderRow[]>(
-    `select * from orders where store_id = ? and origin = ? and external_id = any(?::text[])
-     order by external_id for update`,
-    [sender.storeId, sender.origin, textArray(ids)],
-  );
-  const held = new Map(heldRows.map((row) => [row.external_id!, row]));
   const history = await phoneHistory(tx, sender, round);
+  const rowFor = (facts: OrderFacts, old: OrderRow | null) => toRow(facts, old, history.get(facts.customer_phone_key ?? ''), sender);
+  // Held copies are locked and ids nobody holds are inserted (rows for a new order) in one statement.
+  const { held: heldRows, inserted } = await lockAndInsertNew(tx, sender, byExternalIdOrder(round.map((facts) => rowFor(facts, null))));
+  const held = new Map(heldRows.map((row) => [row.external_id!, row]));
 
   const writes: Record<string, unknown>[] = [];
   const outcomes: (ItemOutcome | null)[] = round.map((facts) => {
@@ -128,12 +123,11 @@ async function applyOnce(tx: EntityManager, sender: OrderSender, round: OrderFac
     if (old && unchangedReason(facts, old)) {
       return { ok: true, externalId: facts.external_id, result: { order: presentOrder(old, sender.publicUrl), action: 'unchanged' } };
     }
-    writes.push(toRow(facts, old, history.get(facts.customer_phone_key ?? ''), sender));
+    if (old) writes.push(rowFor(facts, old));
     return null;
   });
 
-  writes.sort((a, b) => ((a.external_id as string) < (b.external_id as string) ? -1 : 1));
-  const written = writes.length ? await writeOrders(tx, sender, writes) : [];
+  const written = writes.length ? [...inserted, ...(await writeOrders(tx, sender, byExternalIdOrder(writes)))] : inserted;
   const byExternalId = new Map(written.map((row) => [row.external_id!, row]));
   const events: NewOrderEvent[] = [];
   const lines: StatusLine[] = [];
@@ -143,7 +137,7 @@ async function applyOnce(tx: EntityManager, sender: OrderSender, round: OrderFac
     const row = byExternalId.get(facts.external_id);
     const old = held.get(facts.external_id) ?? null;
     if (!row) {
-      // Not held when read, yet present at the insert: another request created it meanwhile.
+      // Not held when locked, yet present at the insert: another request created it meanwhile.
       if (!old) return RETRY;
       return { ok: true, externalId: facts.external_id, result: { order: presentOrder(old, sender.publicUrl), action: 'unchanged' } };
     }

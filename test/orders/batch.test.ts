@@ -128,7 +128,7 @@ describe('a 50-order batch is one round of database work', () => {
     };
     const one = await count(1);
     const fifty = await count(50);
-    // auth, begin, lock read, phone history, insert, history + subscribed kinds + events + outbox + notify, commit.
+    // auth, begin, phone history, lock + insert, history + subscribed kinds + events + outbox + notify, commit.
     expect(one).toBeGreaterThan(5);
     expect(fifty).toBe(one);
     expect(fifty).toBeLessThanOrEqual(12);

@@ -51,9 +51,9 @@ describe('authentication and the rate limit are one statement', () => {
   });
 });
 
-// An order write: auth; begin; lock read; phone history; insert orders; one statement for the status
-// history, subscribed event kinds, events, outbox and notify; commit.
-const ORDER_WRITE = 7;
+// A new order: auth; begin; phone history; lock held copies + insert new orders; one statement for the
+// status history, subscribed event kinds, events, outbox and notify; commit. (An update adds its UPDATE.)
+const ORDER_WRITE = 6;
 
 describe('orders: no statement per order or per item', () => {
   let orderId: string;
