@@ -72,7 +72,9 @@ export async function setUp(opts: { quick: boolean; profile: boolean; log: (line
     // Checkout sessions hand a timer workflow to Temporal; a short life lets the checkout scenario settle between rounds.
     CHECKOUT_TTL_SECONDS: process.env.BENCH_CHECKOUT_TTL ?? '5',
   };
-  const worker = spawnTs('worker', 'temporal/worker-main.ts', common);
+  // BENCH_WORKER_NODE_ARGS: extra node flags for the worker (e.g. a heap cap, --inspect) when studying its memory.
+  const workerArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const worker = spawnTs('worker', 'temporal/worker-main.ts', common, workerArgs);
   const startApi = async (name: string, nodeArgs: string[] = []) => {
     const port = await freePort();
     const proc = spawnTs(name, 'api/server.ts', { ...common, PORT: String(port) }, nodeArgs);
