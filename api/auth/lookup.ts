@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { prepared, runPrepared } from '../../db/prepared.js';
 import type { Scope } from '../../domain/scopes.js';
 import type { StoreMode, StorePlan } from '../../domain/store.js';
 
@@ -32,12 +33,13 @@ export interface KeyHit {
 
 // One statement: find the live key and its store's plan, and bump the key's counter (and, for a
 // publishable key, the visitor's) for the current minute, and note when the key was last used (to the minute). Row locks of the upsert make it exact under concurrency.
-const KEY_AND_COUNT_SQL = `
+// Prepared: PostgreSQL spent more CPU parsing and planning this statement than running it.
+const KEY_AND_COUNT = prepared(`
 with k as (
   select k.id, k.kind, k.scopes, k.origins, k.connection_id, k.store_id,
     s.plan, s.slug, s.name, s.currency, s.mode, s.published, s.standard_delivery_fee, c.platform
   from api_keys k join stores s on s.id = k.store_id left join connections c on c.id = k.connection_id
-  where k.key_hash = ? and k.revoked_at is null
+  where k.key_hash = $1 and k.revoked_at is null
 ), touched as (
   update api_keys set last_used_at = now()
   where id in (select id from k) and (last_used_at is null or last_used_at < now() - interval '1 minute')
@@ -45,7 +47,7 @@ with k as (
 b as (
   select 'key:' || k.id as bucket from k
   union all
-  select 'visitor:' || k.id || ':' || ?::text from k where k.kind = 'publishable'
+  select 'visitor:' || k.id || ':' || $2::text from k where k.kind = 'publishable'
 ), hits as (
   insert into rate_limit_counters as c (bucket, window_start, count)
   select b.bucket, w.ws, 1 from b, w
@@ -58,7 +60,7 @@ select k.id, k.kind, k.scopes, k.origins, k.connection_id, k.store_id,
   extract(epoch from w.ws)::bigint + 60 as reset_at,
   (select count from hits where bucket like 'key:%') as key_count,
   (select count from hits where bucket like 'visitor:%') as visitor_count
-from k, w`;
+from k, w`);
 
 interface KeyRow {
   id: string;
@@ -82,7 +84,7 @@ interface KeyRow {
 
 /** Finds a live key by hash and counts this request against it; null when no such live key. */
 export async function findKeyAndCount(em: EntityManager, keyHash: string, visitorIp: string): Promise<KeyHit | null> {
-  const rows = await em.getConnection().execute<KeyRow[]>(KEY_AND_COUNT_SQL, [keyHash, visitorIp], 'all');
+  const rows = await runPrepared<KeyRow>(em, KEY_AND_COUNT, [keyHash, visitorIp]);
   const row = rows[0];
   if (!row) return null;
   return {
@@ -108,15 +110,15 @@ export async function findKeyAndCount(em: EntityManager, keyHash: string, visito
   };
 }
 
-const ANONYMOUS_COUNT_SQL = `
+const ANONYMOUS_COUNT = prepared(`
 insert into rate_limit_counters as c (bucket, window_start, count)
-values (?, date_trunc('minute', now()), 1)
+values ($1, date_trunc('minute', now()), 1)
 on conflict (bucket, window_start) do update set count = c.count + 1
-returning c.count, extract(epoch from c.window_start)::bigint + 60 as reset_at`;
+returning c.count, extract(epoch from c.window_start)::bigint + 60 as reset_at`);
 
 /** Counts a keyless (or failed-key) request against the client IP. */
 export async function countAnonymous(em: EntityManager, ip: string): Promise<{ count: number; resetAt: number }> {
-  const rows = await em.getConnection().execute<{ count: number; reset_at: string }[]>(ANONYMOUS_COUNT_SQL, [`ip:${ip}`], 'all');
+  const rows = await runPrepared<{ count: number; reset_at: string }>(em, ANONYMOUS_COUNT, [`ip:${ip}`]);
   return { count: rows[0]!.count, resetAt: Number(rows[0]!.reset_at) };
 }
 
