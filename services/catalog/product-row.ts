@@ -34,6 +34,10 @@ export interface ProductRow {
   updated_at: Date | string;
 }
 
+/** The columns of a ProductRow, for reads that name them (prepared statements never select `*`). */
+export const PRODUCT_COLUMNS =
+  'id, store_id, name, description, price, compare_at_price, delivery_fee, image_url, images, category, categories, type, stock, variants, sku, archived, created_at, updated_at';
+
 /** The store facts a product is shown and sold with. */
 export interface StoreFacts {
   id: string;

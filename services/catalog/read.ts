@@ -3,7 +3,7 @@ import type { Principal } from '../../api/auth/lookup.js';
 import { ApiError } from '../../api/errors.js';
 import type { ProductListQuery } from '../../api/schemas/products.js';
 import { keysetPage } from '../../db/keyset-page.js';
-import { presentProduct, type ProductRow, type StoreFacts } from './product-row.js';
+import { PRODUCT_COLUMNS, presentProduct, type ProductRow, type StoreFacts } from './product-row.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const STORE_COLUMNS = 'id, name, slug, currency, published, standard_delivery_fee';
@@ -46,7 +46,7 @@ export async function listProducts(em: EntityManager, store: StoreFacts, filter:
   const where = ['store_id = ?', 'not archived'];
   const params: unknown[] = [store.id];
   if (filter.category) (where.push('categories @> array[?]::text[]'), params.push(filter.category));
-  const page = await keysetPage<ProductRow>(em, { table: 'products', where, params, cursor: filter.cursor, limit: filter.limit });
+  const page = await keysetPage<ProductRow>(em, { table: 'products', columns: PRODUCT_COLUMNS, where, params, cursor: filter.cursor, limit: filter.limit });
   return { data: page.rows.map((row) => presentProduct(row, store, publicUrl)), has_more: page.hasMore, next_cursor: page.nextCursor };
 }
 

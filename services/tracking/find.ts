@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { numbered, prepared, runPrepared } from '../../db/prepared.js';
 import type { StoredItem } from '../../domain/order-record.js';
 import type { OrderSource, OrderStatus } from '../../domain/order-status.js';
 import { orderNumberKey, orderNumberVariants } from '../../domain/tracking-contact.js';
@@ -41,18 +42,19 @@ const LOCK = `(select ceil(extract(epoch from l.locked_until - now()))::int from
 /** The lockout key of an order: its number's key, or its id when it has no number. */
 export const lockoutKeyOf = (row: Pick<TrackingRow, 'id' | 'order_number'>) => (row.order_number ? orderNumberKey(row.order_number) : row.id);
 
-/**
- * The live (not archived) orders of a store carrying a number, newest first, with the seconds left of
- * a running lockout of that number (null when none). One round trip.
- */
-export async function findByNumber(em: EntityManager, storeId: string, key: string): Promise<{ rows: TrackingRow[]; retryAfter: number | null }> {
-  const rows = await em.execute<(TrackingRow & { retry_after: number | null })[]>(
-    `${SELECT}, ${LOCK} as retry_after
+const BY_NUMBER = prepared(
+  numbered(`${SELECT}, ${LOCK} as retry_after
      from orders o join stores s on s.id = o.store_id
      where o.store_id = ? and o.order_number in (?, ?) and not o.archived
-     order by o.created_at desc, o.id desc limit 20`,
-    [storeId, key, storeId, ...orderNumberVariants(key)],
-  );
+     order by o.created_at desc, o.id desc limit 20`),
+);
+
+/**
+ * The live (not archived) orders of a store carrying a number, newest first, with the seconds left of
+ * a running lockout of that number (null when none). One round trip, prepared (db/prepared.ts).
+ */
+export async function findByNumber(em: EntityManager, storeId: string, key: string): Promise<{ rows: TrackingRow[]; retryAfter: number | null }> {
+  const rows = await runPrepared<TrackingRow & { retry_after: number | null }>(em, BY_NUMBER, [storeId, key, storeId, ...orderNumberVariants(key)]);
   return { rows, retryAfter: rows[0]?.retry_after ?? null };
 }
 
