@@ -2,7 +2,7 @@ import type { Product } from '../../api/schemas/products.js';
 import { productPageUrl } from '../../api/pages/paths.js';
 import type { CartProduct } from '../../domain/cart.js';
 import { isInStock, shownStock, type ProductType, type Variant, type VariantOptions } from '../../domain/catalog.js';
-import { fromUnits, toNumericString, toUnits } from '../../domain/money.js';
+import { toNumericString, toUnits } from '../../domain/money.js';
 
 /** A variant as stored in products.variants (price as an exact numeric string). */
 export interface StoredVariant {
@@ -34,9 +34,13 @@ export interface ProductRow {
   updated_at: Date | string;
 }
 
-/** The columns of a ProductRow, for reads that name them (prepared statements never select `*`). */
+/**
+ * The columns of a ProductRow, for reads that name them (prepared statements never select `*`). The text
+ * arrays come as JSON: JSON.parse reads them several times faster than pg's text[] parser, the same values.
+ */
 export const PRODUCT_COLUMNS =
-  'id, store_id, name, description, price, compare_at_price, delivery_fee, image_url, images, category, categories, type, stock, variants, sku, archived, created_at, updated_at';
+  'id, store_id, name, description, price, compare_at_price, delivery_fee, image_url, to_json(images) as images, category, ' +
+  'to_json(categories) as categories, type, stock, variants, sku, archived, created_at, updated_at';
 
 /** The store facts a product is shown and sold with. */
 export interface StoreFacts {
@@ -48,7 +52,9 @@ export interface StoreFacts {
   standard_delivery_fee: string;
 }
 
-const money = (text: string) => fromUnits(toUnits(text));
+// A numeric(15,4) column's text, or a stored variant's price (toNumericString), is an exact decimal of at most
+// 4 places: Number() of it is the very double fromUnits(toUnits(text)) gives, without the bigint round trip.
+const money = (text: string) => Number(text);
 const moneyOrNull = (text: string | null) => (text === null ? null : money(text));
 
 /** Variants in money units, for the domain rules. */
