@@ -137,21 +137,31 @@ export class OutboxRelay {
     });
   }
 
-  /** Hands rows over in parallel, but rows of one workflow one after another, in the order written. */
+  /**
+   * Hands rows over in parallel, but rows of one workflow one after another, in the order written. A row
+   * that repeats the signal just before it for the same workflow (same name and arguments, as a lane's
+   * wake-ups do) rides on that hand-off: one signal says what both would.
+   */
   private async handOffAll(rows: OutboxRow[]): Promise<PromiseSettledResult<void>[]> {
     const results: PromiseSettledResult<void>[] = new Array(rows.length);
-    const chains = new Map<string, Promise<void>>();
+    const chains = new Map<string, { done: Promise<void>; last: OutboxRow; riders: number[] }>();
     rows.forEach((row, i) => {
-      const previous = chains.get(row.workflow_id) ?? Promise.resolve();
-      const next = previous.then(() =>
+      const chain = chains.get(row.workflow_id);
+      if (chain && sameSignal(chain.last, row)) {
+        chain.riders.push(i);
+        return;
+      }
+      const riders = [i];
+      const settle = (result: PromiseSettledResult<void>) => riders.forEach((k) => (results[k] = result));
+      const done = (chain?.done ?? Promise.resolve()).then(() =>
         this.handOff(row).then(
-          () => void (results[i] = { status: 'fulfilled', value: undefined }),
-          (reason: unknown) => void (results[i] = { status: 'rejected', reason }),
+          () => settle({ status: 'fulfilled', value: undefined }),
+          (reason: unknown) => settle({ status: 'rejected', reason }),
         ),
       );
-      chains.set(row.workflow_id, next);
+      chains.set(row.workflow_id, { done, last: row, riders });
     });
-    await Promise.all(chains.values());
+    await Promise.all([...chains.values()].map((c) => c.done));
     return results;
   }
 
@@ -186,3 +196,15 @@ export class OutboxRelay {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Two signal-with-start rows that would deliver the same signal with the same arguments to the same workflow. */
+function sameSignal(a: OutboxRow, b: OutboxRow): boolean {
+  return (
+    a.action === 'signal_with_start' &&
+    b.action === 'signal_with_start' &&
+    a.workflow_id === b.workflow_id &&
+    a.signal_name === b.signal_name &&
+    JSON.stringify(a.signal_args) === JSON.stringify(b.signal_args) &&
+    JSON.stringify(a.args) === JSON.stringify(b.args)
+  );
+}

@@ -5,6 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, bundleWorkflowCode, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createActivities } from '../activities/index.js';
+import { LaneWakeups } from '../activities/lane-wakeups.js';
 import type { ResolvedConfig } from '../api/config.js';
 import { OutboxRelay } from './outbox-relay.js';
 import { ensureSearchAttributes } from './search-attributes.js';
@@ -38,6 +39,8 @@ export function startWorker({ config, orm, log }: { config: ResolvedConfig; orm:
   const clientConnection = Connection.lazy({ address: config.temporalAddress });
   const client = new Client({ connection: clientConnection, namespace: config.temporalNamespace });
   const relay = new OutboxRelay({ orm, client, taskQueue: config.taskQueue, databaseUrl: config.databaseUrl, log });
+  const laneWakeups = new LaneWakeups(config.databaseUrl, log);
+  laneWakeups.start();
   let stopping = false;
   let worker: Worker | undefined;
 
@@ -51,9 +54,10 @@ export function startWorker({ config, orm, log }: { config: ResolvedConfig; orm:
           namespace: config.temporalNamespace,
           taskQueue: config.taskQueue,
           workflowBundle: await workflowBundle(),
-          activities: createActivities({ orm, config }),
-          // Small machine: a handful of concurrent tasks keeps PostgreSQL and the API responsive.
-          maxConcurrentActivityTaskExecutions: 50,
+          activities: createActivities({ orm, config, laneWakeups }),
+          // Mostly waiting on the network: a store's webhook lane holds one slot for as long as it sends
+          // (bounded by its own limits), so the slots bound how many stores send at once, not how fast.
+          maxConcurrentActivityTaskExecutions: 100,
           // Each cached workflow keeps an isolate context; 500 took the worker past 1 GB in the webhook benchmark.
           maxCachedWorkflows: 100,
           shutdownGraceTime: '5s',
@@ -91,6 +95,7 @@ export function startWorker({ config, orm, log }: { config: ResolvedConfig; orm:
       stopping = true;
       clearInterval(housekeeping);
       await relay.stop();
+      await laneWakeups.stop();
       if (worker && worker.getState() === 'RUNNING') worker.shutdown();
       await loop;
       await clientConnection.close().catch(() => undefined);

@@ -14,9 +14,9 @@ export type SearchAttributeName = keyof typeof SEARCH_ATTRIBUTES;
 
 /** Readable, deterministic workflow ids: the outbox relay may start the same one twice and get one run. */
 export const workflowIds = {
-  /** The sequencer of one order's events: sends them in order, so an endpoint receives them in order. */
-  orderEvents: (orderId: string) => `order-events/${orderId}`,
-  /** An attempt an operator asked for again (ordinary deliveries run inside the order's sequencer). */
+  /** The webhook lane of one store: sends every delivery of the store, each endpoint's events of an order in order. */
+  webhookLane: (storeId: string) => `webhook-lane/${storeId}`,
+  /** An attempt an operator asked for again (ordinary deliveries run inside the store's lane). */
   webhookReplay: (eventId: string, endpointId: string, deliveryId: string) => `webhook-delivery/${eventId}/${endpointId}/replay-${deliveryId}`,
   /** The life of one connect code (by its row id, never the code itself). */
   connectCode: (codeId: string) => `connect-code/${codeId}`,
@@ -28,13 +28,12 @@ export const workflowIds = {
   trackingLockout: (storeId: string, orderKey: string) => `tracking-lockout/${storeId}/${encodeURIComponent(orderKey)}`,
 };
 
-export interface OrderEventsInput {
-  orderId: string;
+export interface WebhookLaneInput {
   storeId: string;
 }
 
-/** New events of the order were committed: look for them. Carries nothing; the database is the truth. */
-export const orderEventsArrived = defineSignal('orderEventsArrived');
+/** Events of the store were committed while its lane was idle: send them. Carries nothing; the database is the truth. */
+export const deliveriesWaiting = defineSignal('deliveriesWaiting');
 
 export interface ConnectCodeInput {
   codeId: string;

@@ -1,5 +1,5 @@
 // The worker's workflow bundle: every workflow the task queue runs.
-export { orderEventsWorkflow } from './order-events.js';
+export { webhookLaneWorkflow } from './webhook-lane.js';
 export { webhookDeliveryWorkflow } from './webhook-delivery.js';
 export { connectCodeWorkflow } from './connect-code.js';
 export { connectionPushWorkflow } from './connection-push.js';

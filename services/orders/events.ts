@@ -4,6 +4,7 @@ import type { Order } from '../../api/schemas/orders.js';
 import { OUTBOX_CHANNEL, OUTBOX_COLUMNS, OUTBOX_RECORD, outboxRow } from '../../db/outbox.js';
 import type { OrderEventType } from '../../domain/order-events.js';
 import { workflowIds } from '../../workflows/definitions.js';
+import { LANE_CHANNEL } from '../webhooks/lane.js';
 
 export interface NewOrderEvent {
   storeId: string;
@@ -43,22 +44,19 @@ export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent
     connection_id: e.connectionId,
     payload: e.order,
   }));
-  // One wake-up per order and transaction; the statement queues it only when one of the order's events
-  // is handed. The order's sequencer reads the events themselves from the database.
-  const wakeUps = new Map<string, ReturnType<typeof outboxRow> & { n: number; order_id: string }>();
-  for (const e of events) {
-    if (e.backfill || wakeUps.has(e.order.id)) continue;
-    const wakeUp = outboxRow({
-      workflowType: 'orderEventsWorkflow',
-      workflowId: workflowIds.orderEvents(e.order.id),
-      args: [{ orderId: e.order.id, storeId: e.storeId }],
-      signal: { name: 'orderEventsArrived', args: [] },
-      searchAttributes: { StoreId: e.storeId, OrderId: e.order.id },
-      summary: `events of order ${e.order.order_number ?? e.order.external_id ?? e.order.id}`,
-    });
-    wakeUps.set(e.order.id, { n: wakeUps.size, order_id: e.order.id, ...wakeUp });
-  }
-  // The subscribed kinds, the events, the history, the outbox rows and the NOTIFY (delivered at commit).
+  const storeId = events[0]!.storeId;
+  // The store's webhook lane sends the events. While it runs it is woken by the NOTIFY below; an idle
+  // lane is woken by one outbox row (a Temporal signal) per transaction. The lane row is read FOR SHARE,
+  // so a lane going idle waits for this write to commit and then sees its events (services/webhooks/lane.ts).
+  const wakeUp = outboxRow({
+    workflowType: 'webhookLaneWorkflow',
+    workflowId: workflowIds.webhookLane(storeId),
+    args: [{ storeId }],
+    signal: { name: 'deliveriesWaiting', args: [] },
+    searchAttributes: { StoreId: storeId },
+    summary: `webhook deliveries of store ${storeId}`,
+  });
+  // The subscribed kinds, the events, the history, the lane's state, the outbox row and the NOTIFYs (delivered at commit).
   await em.execute(
     `with subscribed as (
        select coalesce(array_agg(kind), '{}') as kinds
@@ -73,15 +71,19 @@ export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent
        from event order by n
      ), history as (
        ${STATUS_HISTORY_INSERT}
+     ), lane as (
+       select active_until > now() as running from webhook_lanes
+       where store_id = ? and exists (select 1 from event where handed) for share
      ), queued as (
        insert into outbox (${OUTBOX_COLUMNS})
-       select ${OUTBOX_COLUMNS} from jsonb_to_recordset(?::jsonb) as w(n int, order_id uuid, ${OUTBOX_RECORD})
-       where exists (select 1 from event where event.order_id = w.order_id and event.handed)
-       order by n
+       select ${OUTBOX_COLUMNS} from jsonb_to_recordset(?::jsonb) as w(${OUTBOX_RECORD})
+       where exists (select 1 from event where handed) and not exists (select 1 from lane where running)
        returning 1
      )
-     select pg_notify('${OUTBOX_CHANNEL}', '') from (select 1 from queued limit 1) as any_queued`,
-    [events[0]!.storeId, JSON.stringify(rows), statusHistoryJson(history), JSON.stringify([...wakeUps.values()])],
+     select pg_notify('${OUTBOX_CHANNEL}', '') from queued
+     union all
+     select pg_notify('${LANE_CHANNEL}', ?) where exists (select 1 from event where handed)`,
+    [storeId, JSON.stringify(rows), statusHistoryJson(history), storeId, JSON.stringify([wakeUp]), storeId],
   );
 }
 

@@ -69,7 +69,7 @@ describe('placing the cart creates a native cash-on-delivery order', () => {
     const id = session!.order_id;
     expect(await sql(t, 'select status, actor from order_status_history where order_id = ?', [id])).toEqual([{ status: 'pending', actor: 'checkout' }]);
     expect(await sql(t, 'select type, backfill, actor from order_events where order_id = ?', [id])).toEqual([{ type: 'order.created', backfill: false, actor: 'checkout' }]);
-    expect(await sql(t, 'select workflow_type from outbox where workflow_id = ?', [`order-events/${id}`])).toEqual([]);
+    expect(await sql(t, 'select workflow_type from outbox where workflow_id = ?', [`webhook-lane/${s.store.id}`])).toEqual([]);
   });
 
   it('order numbers follow a per-store counter', async () => {

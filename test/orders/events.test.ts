@@ -145,29 +145,22 @@ describe('order events are handed to Temporal through the outbox, once each', ()
     const res = await ordersApi(t, quiet.secret).post(orderBody());
     const id = res.json().order.id;
     expect(await sql(t, 'select dispatch_count, dispatched_at is not null as dispatched from order_events where order_id = ?', [id])).toEqual([{ dispatch_count: 0, dispatched: true }]);
-    expect(await sql(t, 'select id from outbox where workflow_id = ?', [workflowIds.orderEvents(id)])).toEqual([]);
+    expect(await sql(t, 'select id from outbox where workflow_id = ?', [workflowIds.webhookLane(quiet.store.id)])).toEqual([]);
   });
 
-  it('each change with events wakes the order’s sequencer: one outbox row order-events/<order id> per change', async () => {
-    const { order } = await tracked(api, orderBody({ status: 'confirmed' }));
-    await api.patch(order.id, { status: 'shipped' });
-    await api.patch(order.id, { status: 'shipped' });
-    expect(await eventTypes(t, order.id)).toEqual(['order.created', 'order.updated', 'order.fulfilled', 'order.shipped']);
+  it('a change with events wakes the store’s idle webhook lane: one outbox row webhook-lane/<store id>, signal deliveriesWaiting', async () => {
+    const fresh = await createTestStore(t.orm, { plan: 'paid' });
+    await createEndpoint(t.orm.em.fork(), { storeId: fresh.store.id, url: receiver.url(), events: ['*'], secretsKey: t.config.secretsKey, policy: { allowLoopback: true } });
+    const { order } = await tracked(ordersApi(t, fresh.secret), orderBody({ status: 'confirmed' }));
+    expect(await eventTypes(t, order.id)).toEqual(['order.created']);
     const rows = await sql<{ action: string; workflow_type: string; signal_name: string; search_attributes: unknown; args: unknown }>(
       t,
       `select action, workflow_type, signal_name, search_attributes, args from outbox where workflow_id = ? order by id`,
-      [workflowIds.orderEvents(order.id)],
+      [workflowIds.webhookLane(fresh.store.id)],
     );
-    expect(rows).toHaveLength(2);
-    for (const r of rows) {
-      expect(r).toEqual({
-        action: 'signal_with_start',
-        workflow_type: 'orderEventsWorkflow',
-        signal_name: 'orderEventsArrived',
-        search_attributes: { StoreId: s.store.id, OrderId: order.id },
-        args: [{ orderId: order.id, storeId: s.store.id }],
-      });
-    }
+    expect(rows).toEqual([
+      { action: 'signal_with_start', workflow_type: 'webhookLaneWorkflow', signal_name: 'deliveriesWaiting', search_attributes: { StoreId: fresh.store.id }, args: [{ storeId: fresh.store.id }] },
+    ]);
   });
 
   it('the worker runs each event’s workflow: dispatch_count reaches 1 and stays there', async () => {
@@ -182,8 +175,8 @@ describe('order events are handed to Temporal through the outbox, once each', ()
       },
       { timeout: 15_000, interval: 200 },
     );
-    const done = await sql<{ done: boolean }>(t, `select done_at is not null as done from outbox where workflow_id = ?`, [workflowIds.orderEvents(order.id)]);
-    expect(done.map((d) => d.done)).toEqual([true, true]);
+    const done = await sql<{ done: boolean }>(t, `select done_at is not null as done from outbox where workflow_id = ?`, [workflowIds.webhookLane(s.store.id)]);
+    expect(done.every((d) => d.done)).toBe(true);
     await new Promise((r) => setTimeout(r, 1500));
     const again = await sql<{ n: number }>(t, 'select dispatch_count as n from order_events where order_id = ?', [order.id]);
     expect(again.map((r) => r.n)).toEqual([1, 1, 1, 1]);
@@ -194,6 +187,6 @@ describe('order events are handed to Temporal through the outbox, once each', ()
     const id = res.json().results[0].id;
     await new Promise((r) => setTimeout(r, 1500));
     expect(await sql(t, 'select backfill, dispatch_count from order_events where order_id = ?', [id])).toEqual([{ backfill: true, dispatch_count: 0 }]);
-    expect(await sql(t, 'select id from outbox where workflow_id = ?', [workflowIds.orderEvents(id)])).toEqual([]);
+    expect(await sql(t, 'select id from webhook_deliveries where order_id = ?', [id])).toEqual([]);
   });
 });

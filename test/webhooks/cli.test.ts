@@ -15,7 +15,7 @@ const admin = (...args: string[]) =>
       done({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
     ),
   );
-const FIELDS = ['attempted_at', 'created_at', 'duration_ms', 'endpoint_id', 'error', 'event_id', 'event_type', 'id', 'order_id', 'replay_of', 'response_status', 'status', 'url'];
+const FIELDS = ['activity_id', 'attempted_at', 'created_at', 'duration_ms', 'endpoint_id', 'error', 'event_id', 'event_type', 'id', 'order_id', 'replay_of', 'response_status', 'run_id', 'status', 'url', 'workflow_id'];
 
 let t: TestApp;
 beforeAll(async () => {
@@ -53,6 +53,8 @@ describe('webhooks deliveries and webhooks replay', () => {
     expect(original.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(original.attempted_at).toMatch(/Z$/);
     expect(original.duration_ms).toEqual(expect.any(Number));
+    // Support finds the attempt in the Temporal UI: the store's lane, the run and the activity that sent it.
+    expect(original).toMatchObject({ workflow_id: `webhook-lane/${s.store.id}`, run_id: expect.stringMatching(/^[0-9a-f-]{36}$/), activity_id: expect.any(String) });
 
     answer = 200;
     const replay = await admin('webhooks', 'replay', '--delivery', original.id, '--json');

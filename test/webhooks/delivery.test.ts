@@ -2,7 +2,7 @@ import { verify as verifyOctokit } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sealSecret } from '../../domain/secret-box.js';
-import { claimDelivery } from '../../services/webhooks/deliveries.js';
+import { claimDeliveries } from '../../services/webhooks/lane.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/app.js';
 import { eventually, startReceiver } from '../helpers/receiver.js';
 import { addKey, createTestStore, type TestStore } from '../helpers/store.js';
@@ -191,8 +191,8 @@ describe('backfill is silent', () => {
     await sleep(1000);
     expect(rows.map((r) => r.order_id)).toEqual([live]);
     expect(receiver.received.map((r) => JSON.parse(r.body).data.order.id)).toEqual([live]);
-    const handOffs = await t.orm.em.fork().execute<{ n: number }[]>(`select count(*)::int as n from outbox where workflow_id = any(?::text[])`, [`{${backfilled.map((id: string) => `order-events/${id}`).join(',')}}`]);
-    expect(handOffs[0]!.n).toBe(0);
+    const handedOver = await t.orm.em.fork().execute<{ n: number }[]>(`select count(*)::int as n from order_events where order_id = any(?::uuid[]) and dispatch_count > 0`, [`{${backfilled.join(',')}}`]);
+    expect(handedOver[0]!.n).toBe(0);
     await receiver.close();
   });
 });
@@ -229,11 +229,11 @@ describe('after DELETE /webhooks/{id} nothing more is sent', () => {
     await t.request({ method: 'DELETE', url: `/api/v1/webhooks/${late.id}`, headers: bearer(s.admin) });
     const rows = await deliveriesOf(s.store.id);
     expect(rows.find((r) => r.id === queued)).toMatchObject({ status: 'cancelled', error: 'endpoint deleted' });
-    expect(await claimDelivery(t.orm.em.fork(), queued)).toBeNull();
+    expect(await claimDeliveries(t.orm.em.fork(), [queued], null)).toEqual([]);
     // Even a pending row that slipped in after the deletion is not claimed: it is cancelled instead.
     const slipped = crypto.randomUUID();
     await em.execute(`insert into webhook_deliveries (id, store_id, endpoint_id, event_id, event_type, order_id, replay_of) values (?, ?, ?, ?, 'order.created', ?, ?)`, [slipped, s.store.id, late.id, event!.id, orderId, queued]);
-    expect(await claimDelivery(t.orm.em.fork(), slipped)).toBeNull();
+    expect(await claimDeliveries(t.orm.em.fork(), [slipped], null)).toEqual([]);
     expect((await deliveriesOf(s.store.id)).find((r) => r.id === slipped)).toMatchObject({ status: 'cancelled' });
     expect(receiver.received.map((r) => r.path)).toEqual(['/hook']);
     await receiver.close();

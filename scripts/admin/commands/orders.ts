@@ -36,7 +36,7 @@ const ordersShow = defineCommand({
     );
     const json = { order, history, events };
     const text = [
-      `Temporal: workflow order-events/${order.id} (sends its webhook deliveries; replays: webhook-delivery/<event id>/<endpoint id>/replay-<delivery id>)`,
+      `Temporal: webhook deliveries are sent by workflow webhook-lane/${input.store} (replays: webhook-delivery/<event id>/<endpoint id>/replay-<delivery id>)`,
       fields({ id: order.id, number: order.order_number, source: order.source, external_id: order.external_id, status: order.status, payment: `${order.payment.method} ${order.payment.status}`, total: `${order.totals.total} ${order.currency}`, archived: order.archived, tracking_page: order.tracking.page_url }),
       'history:',
       ...history.map((h) => `  ${new Date(h.created_at).toISOString()}  ${h.status}  ${h.actor}${h.comment ? `  "${h.comment}"` : ''}`),

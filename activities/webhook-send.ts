@@ -1,0 +1,43 @@
+import type { ResolvedConfig } from '../api/config.js';
+import { serviceSignature, standardWebhookSignature } from '../domain/webhook-signature.js';
+import { postOnce, USER_AGENT, type OutboundResult } from '../services/outbound/send.js';
+import type { Resolver } from '../services/outbound/target.js';
+import type { ClaimedDelivery } from '../services/webhooks/lane.js';
+
+/** The webhook body of an event: its order snapshot (JSON text from the database) is put in as it is, never re-parsed. */
+export function webhookBody(event: { eventId: string; eventType: string; eventCreatedAt: Date }, payload: string): string {
+  const head = JSON.stringify({ id: event.eventId, type: event.eventType, created_at: new Date(event.eventCreatedAt).toISOString() });
+  return `${head.slice(0, -1)},"data":{"order":${payload}}}`;
+}
+
+/**
+ * The single attempt of one claimed delivery: a signed POST to the checked, pinned address, no
+ * redirects, within WEBHOOK_TIMEOUT_MS. Never retried here.
+ */
+export function sendWebhook(
+  claimed: ClaimedDelivery,
+  body: string,
+  secret: string,
+  deps: { config: ResolvedConfig; resolve?: Resolver | undefined },
+): Promise<OutboundResult> {
+  const timestamp = Math.floor(Date.now() / 1000);
+  return postOnce({
+    url: claimed.url,
+    body,
+    timeoutMs: deps.config.webhookTimeoutMs,
+    policy: { allowLoopback: deps.config.allowLoopbackTargets },
+    ...(deps.resolve ? { resolve: deps.resolve } : {}),
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      'x-service-event': claimed.eventType,
+      'x-service-delivery': claimed.id,
+      'x-service-signature': serviceSignature(secret, body),
+      // Standard Webhooks: webhook-id stays the same when a message is sent again (an operator's
+      // replay), so receivers can deduplicate on it; X-Service-Delivery names each attempt.
+      'webhook-id': claimed.eventId,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': standardWebhookSignature(secret, claimed.eventId, timestamp, body),
+    },
+  });
+}

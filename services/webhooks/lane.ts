@@ -1,0 +1,163 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/** A delivery waiting in a store's lane, in the order it must be sent (per endpoint and order). */
+export interface LaneDelivery {
+  deliveryId: string;
+  eventId: string;
+  eventType: string;
+  endpointId: string;
+  orderId: string;
+}
+
+/** The channel order writes NOTIFY (payload: the store id) when they commit events a lane sends. */
+export const LANE_CHANNEL = 'webhook_lane';
+
+type LaneRow = { id: string; event_id: string; event_type: string; endpoint_id: string; order_id: string };
+const toDelivery = (r: LaneRow): LaneDelivery => ({ deliveryId: r.id, eventId: r.event_id, eventType: r.event_type, endpointId: r.endpoint_id, orderId: r.order_id });
+
+/**
+ * Takes up to `limit` of the store's events not yet handed over (oldest first), marks them dispatched
+ * and plans one delivery per subscribed, live endpoint; returns the new deliveries in event order.
+ * A planner that crashes before commit leaves the events untaken, so nothing is lost.
+ */
+export async function planStoreDeliveries(em: EntityManager, storeId: string, limit: number): Promise<LaneDelivery[]> {
+  const rows = await em.execute<LaneRow[]>(
+    `with taken as (
+       update order_events set dispatched_at = now(), dispatch_count = dispatch_count + 1
+       where id in (
+         select id from order_events where store_id = ? and dispatched_at is null and not backfill
+         order by created_at, id limit ? for update skip locked)
+       returning id, store_id, order_id, type, created_at
+     ), planned as (
+       insert into webhook_deliveries (id, store_id, endpoint_id, event_id, event_type, order_id, created_at)
+       select gen_random_uuid(), t.store_id, e.id, t.id, t.type, t.order_id, t.created_at
+       from taken t join webhook_endpoints e
+         on e.store_id = t.store_id and e.active and e.deleted_at is null and (t.type = any(e.events) or '*' = any(e.events))
+       on conflict (event_id, endpoint_id) where replay_of is null do nothing
+       returning id, event_id, event_type, endpoint_id, order_id, created_at
+     )
+     select id, event_id, event_type, endpoint_id, order_id from planned order by created_at, event_id, endpoint_id`,
+    [storeId, limit],
+  );
+  return rows.map(toDelivery);
+}
+
+/** The store's deliveries still pending (planned by an earlier run that stopped), oldest first. */
+export async function loadPendingDeliveries(em: EntityManager, storeId: string, limit: number): Promise<LaneDelivery[]> {
+  const rows = await em.execute<LaneRow[]>(
+    `select id, event_id, event_type, endpoint_id, order_id from webhook_deliveries
+     where store_id = ? and status = 'pending' and replay_of is null
+     order by created_at, event_id, endpoint_id limit ?`,
+    [storeId, limit],
+  );
+  return rows.map(toDelivery);
+}
+
+/** The workflow run and activity that make an attempt, kept on the delivery row for operators. */
+export interface AttemptOrigin {
+  workflowId: string;
+  runId: string;
+  activityId: string;
+}
+
+export interface ClaimedDelivery {
+  id: string;
+  endpointId: string;
+  url: string;
+  secretSealed: string;
+  eventId: string;
+  eventType: string;
+  eventCreatedAt: Date;
+  /** The event's order snapshot as JSON text, on the first delivery of each event in the batch only. */
+  payload: string | null;
+}
+
+/**
+ * Moves pending deliveries to sending, only while their endpoint is live, in one statement; the ones
+ * whose endpoint is gone are cancelled. A delivery already claimed (by any run) is not returned, so
+ * it is never sent twice. The event's payload comes once per event.
+ */
+export async function claimDeliveries(em: EntityManager, ids: string[], by: AttemptOrigin | null): Promise<ClaimedDelivery[]> {
+  if (ids.length === 0) return [];
+  const rows = await em.execute<
+    { id: string; endpoint_id: string; url: string; secret_sealed: string; event_id: string; type: string; created_at: Date; payload: string | null }[]
+  >(
+    `with claimed as (
+       update webhook_deliveries d set status = 'sending', attempted_at = now(), workflow_id = ?, run_id = ?, activity_id = ?
+       from webhook_endpoints e
+       where d.id = any(?::uuid[]) and d.status = 'pending' and e.id = d.endpoint_id and e.active and e.deleted_at is null
+       returning d.id, d.event_id, d.endpoint_id, e.url, e.secret_sealed
+     ), cancelled as (
+       update webhook_deliveries set status = 'cancelled', error = 'endpoint deleted', finished_at = now()
+       where id = any(?::uuid[]) and status = 'pending' and id not in (select id from claimed)
+     )
+     select c.id, c.endpoint_id, c.url, c.secret_sealed, c.event_id, ev.type, ev.created_at,
+       case when row_number() over (partition by c.event_id order by c.id) = 1 then ev.payload::text end as payload
+     from claimed c join order_events ev on ev.id = c.event_id`,
+    [by?.workflowId ?? null, by?.runId ?? null, by?.activityId ?? null, `{${ids.join(',')}}`, `{${ids.join(',')}}`],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    endpointId: r.endpoint_id,
+    url: r.url,
+    secretSealed: r.secret_sealed,
+    eventId: r.event_id,
+    eventType: r.type,
+    eventCreatedAt: r.created_at,
+    payload: r.payload,
+  }));
+}
+
+export interface AttemptResult {
+  deliveryId: string;
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/** Records the outcome of attempts, any number in one statement. */
+export async function recordDeliveryResults(em: EntityManager, results: AttemptResult[]): Promise<void> {
+  if (results.length === 0) return;
+  const rows = results.map((r) => ({
+    id: r.deliveryId,
+    status: r.ok ? 'delivered' : 'failed',
+    response_status: r.status,
+    error: r.error?.slice(0, 500) ?? null,
+    duration_ms: r.durationMs,
+  }));
+  await em.execute(
+    `update webhook_deliveries d set status = x.status, response_status = x.response_status, error = x.error, duration_ms = x.duration_ms, finished_at = now()
+     from jsonb_to_recordset(?::jsonb) as x(id uuid, status text, response_status integer, error text, duration_ms integer)
+     where d.id = x.id`,
+    [JSON.stringify(rows)],
+  );
+}
+
+/**
+ * Marks the store's lane as running until now + leaseMs. While it runs, order writes wake it by NOTIFY
+ * on LANE_CHANNEL instead of queueing a Temporal signal; a lane whose worker died is trusted no longer
+ * than the lease.
+ */
+export async function holdLane(em: EntityManager, storeId: string, leaseMs: number): Promise<void> {
+  await em.execute(
+    `insert into webhook_lanes (store_id, active_until) values (?, now() + make_interval(secs => ?))
+     on conflict (store_id) do update set active_until = excluded.active_until`,
+    [storeId, leaseMs / 1000],
+  );
+}
+
+/**
+ * Marks the lane idle, then says whether events came in meanwhile. Order writes lock the lane row FOR
+ * SHARE while they decide whether to signal, so this update waits for every write that saw the lane
+ * running to commit: what such a write added is visible to the check that follows, and a write after
+ * it signals the workflow. Either way, no event is left without a wake-up.
+ */
+export async function releaseLane(em: EntityManager, storeId: string): Promise<{ eventsWaiting: boolean }> {
+  await em.execute(`update webhook_lanes set active_until = '-infinity' where store_id = ?`, [storeId]);
+  const [row] = await em.execute<{ waiting: boolean }[]>(
+    `select exists (select 1 from order_events where store_id = ? and dispatched_at is null and not backfill) as waiting`,
+    [storeId],
+  );
+  return { eventsWaiting: Boolean(row?.waiting) };
+}

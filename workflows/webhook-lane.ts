@@ -1,0 +1,50 @@
+import { allHandlersFinished, condition, continueAsNew, proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import type { LaneOutcome } from '../activities/webhook-lane.js';
+import { deliveriesWaiting, type WebhookLaneInput } from './definitions.js';
+
+// One activity per wake sends every delivery the store has waiting (claimed before its one POST, so a
+// retried run never sends one twice), and keeps going while new events come in (they wake it through
+// PostgreSQL, not Temporal): Temporal's fixed cost is paid per batch of deliveries, not per order.
+const { sendLaneDeliveries } = proxyActivities<Activities>({
+  // A run ends by itself after at most 5 minutes plus its last attempts (WEBHOOK_TIMEOUT_MS, ≤ 60 s).
+  startToCloseTimeout: '15 minutes',
+  // The run heartbeats every few seconds: a worker that died is noticed after this, and the run retried.
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+  summary: 'send the store’s waiting webhook deliveries',
+});
+
+/** A lane with nothing to send for this long ends; the next order's wake-up starts a new run. */
+const IDLE_END_MS = 15 * 60_000;
+
+function describe(outcome: LaneOutcome | null, runs: number): string {
+  if (!outcome) return 'Waiting for deliveries.';
+  const failed = outcome.attempts.filter((a) => !a.result.startsWith('delivered')).length;
+  return `${runs} sending run(s) in this workflow run; the last made ${outcome.attempts.length} attempt(s), ${failed} failed, ${outcome.cancelled} cancelled (endpoint deleted). Each run's result lists its deliveries by id, order and endpoint.`;
+}
+
+/**
+ * The webhook lane of one store: woken by deliveriesWaiting (signal-with-start from the outbox relay)
+ * when the lane is idle, it runs sendLaneDeliveries until nothing waits. Continues as new to keep its
+ * history short; ends after a long idle time.
+ */
+export async function webhookLaneWorkflow(input: WebhookLaneInput): Promise<void> {
+  let wake = true;
+  setHandler(deliveriesWaiting, () => void (wake = true), { description: 'Deliveries are waiting: send them.' });
+  let runs = 0;
+  let last: LaneOutcome | null = null;
+  for (;;) {
+    setCurrentDetails(describe(last, runs));
+    if (!(await condition(() => wake, IDLE_END_MS))) break;
+    wake = false;
+    last = await sendLaneDeliveries(input.storeId);
+    runs++;
+    if (last.more) wake = true;
+    if (workflowInfo().continueAsNewSuggested) {
+      await condition(allHandlersFinished);
+      return continueAsNew<typeof webhookLaneWorkflow>(input);
+    }
+  }
+  await condition(allHandlersFinished);
+}
