@@ -1,10 +1,10 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { LANE_CHANNEL } from '../services/webhooks/lane.js';
+import { LANE_CHANNEL } from '../db/lanes.js';
 
 /**
- * One LISTEN connection per worker process that tells running lane activities "events of your store
- * were committed". Best effort: a lost notification only delays a lane until its next poll.
+ * One LISTEN connection per worker process that tells running lane activities "work for your lane was
+ * committed" (db/lanes.ts). Best effort: a lost notification only delays a lane until its next poll.
  */
 export class LaneWakeups {
   private readonly listeners = new Map<string, Set<() => void>>();
@@ -23,14 +23,14 @@ export class LaneWakeups {
     await this.client?.end().catch(() => undefined);
   }
 
-  /** Calls `wake` on every notification for the store until the returned function is called. */
-  subscribe(storeId: string, wake: () => void): () => void {
-    const set = this.listeners.get(storeId) ?? new Set();
+  /** Calls `wake` on every notification for the lane (its workflow id) until the returned function is called. */
+  subscribe(laneId: string, wake: () => void): () => void {
+    const set = this.listeners.get(laneId) ?? new Set();
     set.add(wake);
-    this.listeners.set(storeId, set);
+    this.listeners.set(laneId, set);
     return () => {
       set.delete(wake);
-      if (set.size === 0) this.listeners.delete(storeId);
+      if (set.size === 0) this.listeners.delete(laneId);
     };
   }
 

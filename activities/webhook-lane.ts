@@ -2,18 +2,19 @@ import { Context } from '@temporalio/activity';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DeliveryQueue } from '../domain/delivery-queue.js';
 import { openSecret } from '../domain/secret-box.js';
+import { holdLane, releaseLane } from '../db/lanes.js';
 import {
   claimDeliveries,
-  holdLane,
   loadPendingDeliveries,
   planStoreDeliveries,
   recordDeliveryResults,
-  releaseLane,
+  storeEventsWaiting,
   type AttemptOrigin,
   type AttemptResult,
   type ClaimedDelivery,
   type LaneDelivery,
 } from '../services/webhooks/lane.js';
+import { workflowIds } from '../workflows/definitions.js';
 import type { ActivityDeps } from './index.js';
 import { sendWebhook, webhookBody } from './webhook-send.js';
 
@@ -80,23 +81,26 @@ class LaneRun {
   private planNeeded = true;
   private reloadNeeded = true;
   private recording: Promise<void> = Promise.resolve();
+  private readonly laneId: string;
 
   constructor(
     private readonly deps: ActivityDeps,
     private readonly em: EntityManager,
     private readonly storeId: string,
     private readonly origin: AttemptOrigin,
-  ) {}
+  ) {
+    this.laneId = workflowIds.webhookLane(storeId);
+  }
 
   async run(): Promise<LaneOutcome> {
     const started = Date.now();
     const ctx = Context.current();
-    await holdLane(this.em, this.storeId, LANE.leaseMs);
-    const unsubscribe = this.deps.laneWakeups?.subscribe(this.storeId, () => ((this.planNeeded = true), this.poke())) ?? (() => {});
+    await holdLane(this.em, this.laneId, LANE.leaseMs);
+    const unsubscribe = this.deps.laneWakeups?.subscribe(this.laneId, () => ((this.planNeeded = true), this.poke())) ?? (() => {});
     // Renewing the lease doubles as the heartbeat that shows Temporal this worker is alive.
     const renew = setInterval(() => {
       ctx.heartbeat({ attempts: this.attempts.length, inFlight: this.queue.inFlight, waiting: this.queue.waiting });
-      holdLane(this.em.fork(), this.storeId, LANE.leaseMs).catch(() => undefined);
+      holdLane(this.em.fork(), this.laneId, LANE.leaseMs).catch(() => undefined);
     }, LANE.leaseMs / 3);
     let idleSince = Date.now();
     try {
@@ -107,9 +111,9 @@ class LaneRun {
         if (atLimit && this.queue.inFlight === 0) return await this.finish(true);
         if (!atLimit && this.queue.inFlight === 0 && this.queue.waiting === 0 && !this.planNeeded && Date.now() - idleSince >= LANE.lingerMs) {
           await this.flush();
-          const { eventsWaiting } = await releaseLane(this.em, this.storeId);
-          if (!eventsWaiting) return await this.finish(false);
-          await holdLane(this.em, this.storeId, LANE.leaseMs);
+          await releaseLane(this.em, this.laneId);
+          if (!(await storeEventsWaiting(this.em, this.storeId))) return await this.finish(false);
+          await holdLane(this.em, this.laneId, LANE.leaseMs);
           this.planNeeded = true;
           continue;
         }

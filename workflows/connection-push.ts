@@ -3,7 +3,10 @@ import type { Activities } from '../activities/index.js';
 import { replayUpdates, updatesQueued, type ConnectionPushInput } from './definitions.js';
 
 const { pushDueUpdates, replayConnectionUpdates } = proxyActivities<Activities>({
-  startToCloseTimeout: '2 minutes',
+  // A push run keeps going while updates come in (at most a minute, plus its last push); it heartbeats,
+  // so a worker that died is noticed after the heartbeat timeout.
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 5 },
 });
 
@@ -11,7 +14,8 @@ const { pushDueUpdates, replayConnectionUpdates } = proxyActivities<Activities>(
 const HEARTBEAT_MS = 15 * 60 * 1000;
 
 /**
- * One per connection, long-lived: woken by new updates, it pushes due updates in batches; whatever the
+ * One per connection, long-lived: woken by new updates when its push is idle (a running push is woken
+ * through PostgreSQL, db/lanes.ts), it pushes due updates in batches; whatever the
  * plugin does not acknowledge is retried with back-off (the database keeps each update's schedule).
  * Ends when the connection is disconnected; continues as new to keep its history short.
  */

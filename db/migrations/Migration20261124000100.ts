@@ -1,16 +1,17 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Webhook lanes: one sending lane per store. `webhook_lanes.active_until` says a lane's activity is
- * running (a lease it renews), so order writes wake it through NOTIFY instead of a Temporal signal; the
- * partial indexes find a store's waiting work; each attempt names the workflow run and activity that made it.
+ * Lanes: long-lived workflows (a store's webhook lane, a connection's push) whose activity keeps running
+ * while work comes in. `lanes.active_until` is the lease such an activity renews: while it holds, writers
+ * wake it through NOTIFY instead of a Temporal signal. The partial indexes find a store's waiting
+ * webhook work; each attempt names the workflow run and activity that made it.
  */
 export class Migration20261124000100 extends Migration {
   override name = 'Migration20261124000100';
 
   override async up(): Promise<void> {
-    this.addSql(`create table webhook_lanes (
-      store_id uuid primary key references stores (id) on delete cascade,
+    this.addSql(`create table lanes (
+      workflow_id text primary key,
       active_until timestamptz not null default '-infinity'
     )`);
     this.addSql(`create index order_events_undispatched_index on order_events (store_id, created_at, id) where dispatched_at is null and not backfill`);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { enqueueHandOffs } from '../../db/outbox.js';
+import { wakeLane } from '../../db/lanes.js';
 import { workflowIds } from '../../workflows/definitions.js';
 import type { Order } from '../../api/schemas/orders.js';
 
@@ -77,19 +77,20 @@ export async function queueConnectionUpdate(
   return id;
 }
 
-/** Wakes the connection's push workflow through the outbox (starting it if it is not running). */
+/**
+ * Wakes the connection's push: a NOTIFY when its push activity is running, else a signal through the
+ * outbox (starting the workflow if it is not running); db/lanes.ts.
+ */
 export async function wakePush(em: EntityManager, connectionId: string) {
   const [row] = await em.execute<{ store_id: string }[]>(`select store_id from connections where id = ?`, [connectionId]);
-  await enqueueHandOffs(em, [
-    {
-      workflowType: 'connectionPushWorkflow',
-      workflowId: workflowIds.connectionPush(connectionId),
-      args: [{ connectionId }],
-      signal: { name: 'updatesQueued', args: [] },
-      searchAttributes: { StoreId: row!.store_id, ConnectionId: connectionId },
-      summary: `update push for connection ${connectionId}`,
-    },
-  ]);
+  await wakeLane(em, {
+    workflowType: 'connectionPushWorkflow',
+    workflowId: workflowIds.connectionPush(connectionId),
+    args: [{ connectionId }],
+    signal: { name: 'updatesQueued', args: [] },
+    searchAttributes: { StoreId: row!.store_id, ConnectionId: connectionId },
+    summary: `update push for connection ${connectionId}`,
+  });
 }
 
 /** Waiting updates of a connection, oldest first (what pull returns; failed pushes stay pullable). */

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Order } from '../../api/schemas/orders.js';
-import { OUTBOX_CHANNEL, OUTBOX_COLUMNS, OUTBOX_RECORD, outboxRow } from '../../db/outbox.js';
+import { laneNotify, laneWakeUpCtes } from '../../db/lanes.js';
+import { outboxRow } from '../../db/outbox.js';
 import type { OrderEventType } from '../../domain/order-events.js';
 import { workflowIds } from '../../workflows/definitions.js';
-import { LANE_CHANNEL } from '../webhooks/lane.js';
 
 export interface NewOrderEvent {
   storeId: string;
@@ -45,9 +45,8 @@ export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent
     payload: e.order,
   }));
   const storeId = events[0]!.storeId;
-  // The store's webhook lane sends the events. While it runs it is woken by the NOTIFY below; an idle
-  // lane is woken by one outbox row (a Temporal signal) per transaction. The lane row is read FOR SHARE,
-  // so a lane going idle waits for this write to commit and then sees its events (services/webhooks/lane.ts).
+  // The store's webhook lane sends the events. While it runs it is woken by a NOTIFY; an idle lane is
+  // woken by one outbox row (a Temporal signal) per transaction. See db/lanes.ts for why none is lost.
   const wakeUp = outboxRow({
     workflowType: 'webhookLaneWorkflow',
     workflowId: workflowIds.webhookLane(storeId),
@@ -71,21 +70,13 @@ export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent
        from event order by n
      ), history as (
        ${STATUS_HISTORY_INSERT}
-     ), lane as (
-       select active_until > now() as running from webhook_lanes
-       where store_id = ? and exists (select 1 from event where handed) for share
-     ), queued as (
-       insert into outbox (${OUTBOX_COLUMNS})
-       select ${OUTBOX_COLUMNS} from jsonb_to_recordset(?::jsonb) as w(${OUTBOX_RECORD})
-       where exists (select 1 from event where handed) and not exists (select 1 from lane where running)
-       returning 1
-     )
-     select pg_notify('${OUTBOX_CHANNEL}', '') from queued
-     union all
-     select pg_notify('${LANE_CHANNEL}', ?) where exists (select 1 from event where handed)`,
-    [storeId, JSON.stringify(rows), statusHistoryJson(history), storeId, JSON.stringify([wakeUp]), storeId],
+     ), ${laneWakeUpCtes(ANY_HANDED)}
+     ${laneNotify(ANY_HANDED)}`,
+    [storeId, JSON.stringify(rows), statusHistoryJson(history), wakeUp.workflow_id, JSON.stringify([wakeUp]), wakeUp.workflow_id],
   );
 }
+
+const ANY_HANDED = 'exists (select 1 from event where handed)';
 
 // clock_timestamp() is evaluated after the sort: lines keep their order in created_at.
 const STATUS_HISTORY_INSERT = `insert into order_status_history (order_id, status, comment, actor, created_at)

@@ -9,9 +9,6 @@ export interface LaneDelivery {
   orderId: string;
 }
 
-/** The channel order writes NOTIFY (payload: the store id) when they commit events a lane sends. */
-export const LANE_CHANNEL = 'webhook_lane';
-
 type LaneRow = { id: string; event_id: string; event_type: string; endpoint_id: string; order_id: string };
 const toDelivery = (r: LaneRow): LaneDelivery => ({ deliveryId: r.id, eventId: r.event_id, eventType: r.event_type, endpointId: r.endpoint_id, orderId: r.order_id });
 
@@ -134,30 +131,11 @@ export async function recordDeliveryResults(em: EntityManager, results: AttemptR
   );
 }
 
-/**
- * Marks the store's lane as running until now + leaseMs. While it runs, order writes wake it by NOTIFY
- * on LANE_CHANNEL instead of queueing a Temporal signal; a lane whose worker died is trusted no longer
- * than the lease.
- */
-export async function holdLane(em: EntityManager, storeId: string, leaseMs: number): Promise<void> {
-  await em.execute(
-    `insert into webhook_lanes (store_id, active_until) values (?, now() + make_interval(secs => ?))
-     on conflict (store_id) do update set active_until = excluded.active_until`,
-    [storeId, leaseMs / 1000],
-  );
-}
-
-/**
- * Marks the lane idle, then says whether events came in meanwhile. Order writes lock the lane row FOR
- * SHARE while they decide whether to signal, so this update waits for every write that saw the lane
- * running to commit: what such a write added is visible to the check that follows, and a write after
- * it signals the workflow. Either way, no event is left without a wake-up.
- */
-export async function releaseLane(em: EntityManager, storeId: string): Promise<{ eventsWaiting: boolean }> {
-  await em.execute(`update webhook_lanes set active_until = '-infinity' where store_id = ?`, [storeId]);
+/** True when the store has events that no lane run has taken yet. */
+export async function storeEventsWaiting(em: EntityManager, storeId: string): Promise<boolean> {
   const [row] = await em.execute<{ waiting: boolean }[]>(
     `select exists (select 1 from order_events where store_id = ? and dispatched_at is null and not backfill) as waiting`,
     [storeId],
   );
-  return { eventsWaiting: Boolean(row?.waiting) };
+  return Boolean(row?.waiting);
 }

@@ -6,7 +6,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { LANE, type LaneOutcome } from '../../activities/webhook-lane.js';
-import { releaseLane } from '../../services/webhooks/lane.js';
+import { releaseLane } from '../../db/lanes.js';
+import { storeEventsWaiting } from '../../services/webhooks/lane.js';
 import { workflowIds } from '../../workflows/definitions.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/app.js';
 import { eventually, startReceiver } from '../helpers/receiver.js';
@@ -42,10 +43,10 @@ describe('order writes wake the lane: a Temporal signal only when it is idle', (
     const receiver = await startReceiver();
     const s = await storeWithEndpoints([receiver.url()]);
     // Pretend a lane run holds the lane (as a running sendLaneDeliveries does) but sends nothing.
-    await sql(`insert into webhook_lanes (store_id, active_until) values (?, 'infinity')`, [s.store.id]);
+    await sql(`insert into lanes (workflow_id, active_until) values (?, 'infinity')`, [workflowIds.webhookLane(s.store.id)]);
     const first = await s.post('lane-1');
     expect(await laneWakeUps(s.store.id)).toBe(0);
-    await sql(`update webhook_lanes set active_until = '-infinity' where store_id = ?`, [s.store.id]);
+    await sql(`update lanes set active_until = '-infinity' where workflow_id = ?`, [workflowIds.webhookLane(s.store.id)]);
     const second = await s.post('lane-2');
     expect(await laneWakeUps(s.store.id)).toBe(1);
     // The run woken by the second write sends the first one's event too.
@@ -57,21 +58,22 @@ describe('order writes wake the lane: a Temporal signal only when it is idle', (
   it('a lane going idle waits for a write that saw it running, then sees that write’s events', async () => {
     const s = await storeWithEndpoints([]);
     const orderId = await s.post('idle-race');
-    await sql(`insert into webhook_lanes (store_id, active_until) values (?, 'infinity')`, [s.store.id]);
+    await sql(`insert into lanes (workflow_id, active_until) values (?, 'infinity')`, [workflowIds.webhookLane(s.store.id)]);
     const writer = new pg.Client({ connectionString: inject('databaseUrl') });
     await writer.connect();
     try {
       await writer.query('begin');
       // What recordOrderEvents does: it reads the lane FOR SHARE, sees it running, queues no signal.
-      const seen = await writer.query<{ running: boolean }>(`select active_until > now() as running from webhook_lanes where store_id = $1 for share`, [s.store.id]);
+      const seen = await writer.query<{ running: boolean }>(`select active_until > now() as running from lanes where workflow_id = $1 for share`, [workflowIds.webhookLane(s.store.id)]);
       expect(seen.rows).toEqual([{ running: true }]);
       await writer.query(`insert into order_events (id, store_id, order_id, type, actor, payload) values (gen_random_uuid(), $1, $2, 'order.updated', 'test', '{}')`, [s.store.id, orderId]);
-      let released: { eventsWaiting: boolean } | undefined;
-      const releasing = releaseLane(t.orm.em.fork(), s.store.id).then((r) => (released = r));
+      let released = false;
+      const releasing = releaseLane(t.orm.em.fork(), workflowIds.webhookLane(s.store.id)).then(() => (released = true));
       await new Promise((r) => setTimeout(r, 500));
-      expect(released).toBeUndefined();
+      expect(released).toBe(false);
       await writer.query('commit');
-      expect(await releasing).toEqual({ eventsWaiting: true });
+      await releasing;
+      expect(await storeEventsWaiting(t.orm.em.fork(), s.store.id)).toBe(true);
     } finally {
       await writer.end();
     }

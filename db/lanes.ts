@@ -1,0 +1,52 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { OUTBOX_CHANNEL, OUTBOX_COLUMNS, OUTBOX_RECORD, outboxRow, type WorkflowHandOff } from './outbox.js';
+
+// A lane is a long-lived workflow whose activity keeps working while work comes in (a store's webhook
+// lane, a connection's push). While the activity runs it holds a lease in `lanes`; writers then wake it
+// with a NOTIFY on LANE_CHANNEL (payload: the workflow id) and queue no Temporal signal. Writers read the
+// lease FOR SHARE, so an activity that gives the lane up waits for every write that saw it running to
+// commit, and then sees that write's work: no wake-up is lost (releaseLane).
+
+/** The channel writers NOTIFY (payload: the lane's workflow id) when they commit work for a running lane. */
+export const LANE_CHANNEL = 'lane';
+
+/**
+ * SQL (two CTEs, `lane` and `queued`, for a WITH list) that queues the hand-off `?::jsonb` (a one-row
+ * OUTBOX_RECORD array) unless the lane `?` is running; `when` is an SQL condition that must hold for
+ * anything to be done. Follow it with LANE_NOTIFY.
+ */
+export const laneWakeUpCtes = (when: string) => `lane as (
+       select active_until > now() as running from lanes where workflow_id = ? and ${when} for share
+     ), queued as (
+       insert into outbox (${OUTBOX_COLUMNS})
+       select ${OUTBOX_COLUMNS} from jsonb_to_recordset(?::jsonb) as w(${OUTBOX_RECORD})
+       where ${when} and not exists (select 1 from lane where running)
+       returning 1
+     )`;
+/** The final SELECT after laneWakeUpCtes: the outbox NOTIFY when a row was queued, the lane's NOTIFY (`?`: its workflow id) when `when` holds. */
+export const laneNotify = (when: string) => `select pg_notify('${OUTBOX_CHANNEL}', '') from queued
+     union all
+     select pg_notify('${LANE_CHANNEL}', ?) where ${when}`;
+
+/** Wakes a lane in the caller's transaction: a NOTIFY at commit when it runs, else its signal through the outbox. */
+export async function wakeLane(em: EntityManager, handOff: WorkflowHandOff): Promise<void> {
+  await em.execute(`with ${laneWakeUpCtes('true')} ${laneNotify('true')}`, [handOff.workflowId, JSON.stringify([outboxRow(handOff)]), handOff.workflowId]);
+}
+
+/** Marks the lane running until now + leaseMs (its activity renews this while it works). */
+export async function holdLane(em: EntityManager, workflowId: string, leaseMs: number): Promise<void> {
+  await em.execute(
+    `insert into lanes (workflow_id, active_until) values (?, now() + make_interval(secs => ?))
+     on conflict (workflow_id) do update set active_until = excluded.active_until`,
+    [workflowId, leaseMs / 1000],
+  );
+}
+
+/**
+ * Marks the lane idle. Waits for every write that saw it running to commit, so the caller's next look
+ * for work (after this returns) sees all of it; a later write signals the workflow instead.
+ */
+export async function releaseLane(em: EntityManager, workflowId: string): Promise<void> {
+  if (em.isInTransaction()) throw new Error('releaseLane must commit on its own, before the caller looks for work');
+  await em.execute(`update lanes set active_until = '-infinity' where workflow_id = ?`, [workflowId]);
+}
