@@ -48,7 +48,7 @@ export interface LaneOutcome {
   attempts: LaneAttempt[];
   /** Deliveries not claimed because their endpoint was deleted (cancelled). */
   cancelled: number;
-  /** True when the run stopped at its limits with work left: the workflow runs the activity again at once. */
+  /** True when the run stopped at its limits (work may be left): the workflow runs the activity again at once. */
   more: boolean;
 }
 
@@ -108,6 +108,8 @@ class LaneRun {
         const atLimit = this.claimed >= LANE.maxAttempts || Date.now() - started >= LANE.maxRunMs;
         if (!atLimit) await this.fill();
         if (this.queue.inFlight > 0 || this.queue.waiting > 0) idleSince = Date.now();
+        // At its limits the run ends still holding the lane, and says `more`: the workflow runs it again at
+        // once, and that run gives the lane up properly (events that came meanwhile woke nobody).
         if (atLimit && this.queue.inFlight === 0) return await this.finish(true);
         if (!atLimit && this.queue.inFlight === 0 && this.queue.waiting === 0 && !this.planNeeded && Date.now() - idleSince >= LANE.lingerMs) {
           await this.flush();

@@ -3,6 +3,7 @@ import { verifyPush } from '../../examples/plugin/signature.js';
 import { timestampedSignature } from '../../domain/webhook-signature.js';
 import { bearer, createListeningTestApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/receiver.js';
+import { workflowIds } from '../../workflows/definitions.js';
 import { connectedPlugin, mirroredOrder } from './fixtures.js';
 
 let t: TestApp & { baseUrl: string };
@@ -64,6 +65,28 @@ describe('updates go back to the shop by push', () => {
     const [update] = await updatesOf(c.connectionId);
     expect(update!.state).toBe('applied');
     expect(update!.push_attempts).toBe(1);
+  });
+});
+
+describe('a busy push is woken through PostgreSQL, an idle one through Temporal', () => {
+  const pushWakeUps = async (connectionId: string) =>
+    (await t.orm.em.fork().execute<{ n: number }[]>(`select count(*)::int as n from outbox where workflow_id = ?`, [workflowIds.connectionPush(connectionId)]))[0]!.n;
+
+  it('while the push runs, a new update queues no hand-off; once idle, one; both reach the shop', async () => {
+    const c = await connectedPlugin(t);
+    const a = await mirroredOrder(c, 'W-1');
+    const b = await mirroredOrder(c, 'W-2');
+    const lane = workflowIds.connectionPush(c.connectionId);
+    // Pretend a push run holds the lane (as a running pushDueUpdates does) but pushes nothing.
+    await t.orm.em.fork().execute(`insert into lanes (workflow_id, active_until) values (?, 'infinity') on conflict (workflow_id) do update set active_until = 'infinity'`, [lane]);
+    const before = await pushWakeUps(c.connectionId);
+    await patch(c.secret, a, { status: 'shipped' });
+    expect(await pushWakeUps(c.connectionId)).toBe(before);
+    await t.orm.em.fork().execute(`update lanes set active_until = '-infinity' where workflow_id = ?`, [lane]);
+    await patch(c.secret, b, { status: 'shipped' });
+    expect(await pushWakeUps(c.connectionId)).toBe(before + 1);
+    await eventually(() => c.shop.applyCount === 2, 45_000, 'both updates pushed');
+    expect([...c.shop.orders.values()].filter((o) => o.status === 'shipped').length).toBe(2);
   });
 });
 
