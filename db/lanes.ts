@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { prepared, runPrepared } from './prepared.js';
 import { OUTBOX_CHANNEL, OUTBOX_COLUMNS, OUTBOX_RECORD, outboxRow, type WorkflowHandOff } from './outbox.js';
 
 // A lane is a long-lived workflow whose activity keeps working while work comes in (a store's webhook
@@ -35,18 +36,17 @@ export async function wakeLane(em: EntityManager, handOff: WorkflowHandOff): Pro
 
 /** Marks the lane running until now + leaseMs (its activity renews this while it works). */
 export async function holdLane(em: EntityManager, workflowId: string, leaseMs: number): Promise<void> {
-  await em.execute(
-    `insert into lanes (workflow_id, active_until) values (?, now() + make_interval(secs => ?))
-     on conflict (workflow_id) do update set active_until = excluded.active_until`,
-    [workflowId, leaseMs / 1000],
-  );
+  await runPrepared(em, HOLD, [workflowId, leaseMs / 1000]);
 }
+const HOLD = prepared(`insert into lanes (workflow_id, active_until) values ($1, now() + make_interval(secs => $2::float8))
+  on conflict (workflow_id) do update set active_until = excluded.active_until`);
 
 /**
  * Marks the lane idle. Waits for every write that saw it running to commit, so the caller's next look
  * for work (after this returns) sees all of it; a later write signals the workflow instead.
  */
 export async function releaseLane(em: EntityManager, workflowId: string): Promise<void> {
-  if (em.isInTransaction()) throw new Error('releaseLane must commit on its own, before the caller looks for work');
-  await em.execute(`update lanes set active_until = '-infinity' where workflow_id = ?`, [workflowId]);
+  // runPrepared refuses to run inside a transaction: this update must commit before the caller looks for work.
+  await runPrepared(em, RELEASE, [workflowId]);
 }
+const RELEASE = prepared(`update lanes set active_until = '-infinity' where workflow_id = $1`);

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { numbered, prepared, runPrepared } from '../../db/prepared.js';
 
 /** A delivery waiting in a store's lane, in the order it must be sent (per endpoint and order). */
 export interface LaneDelivery {
@@ -18,8 +19,11 @@ const toDelivery = (r: LaneRow): LaneDelivery => ({ deliveryId: r.id, eventId: r
  * A planner that crashes before commit leaves the events untaken, so nothing is lost.
  */
 export async function planStoreDeliveries(em: EntityManager, storeId: string, limit: number): Promise<LaneDelivery[]> {
-  const rows = await em.execute<LaneRow[]>(
-    `with taken as (
+  return (await runPrepared<LaneRow>(em, PLAN, [storeId, limit])).map(toDelivery);
+}
+// The lane's statements run often and the same every time: prepared, so PostgreSQL plans each once per connection.
+const PLAN = prepared(
+  numbered(`with taken as (
        update order_events set dispatched_at = now(), dispatch_count = dispatch_count + 1
        where id in (
          select id from order_events where store_id = ? and dispatched_at is null and not backfill
@@ -33,22 +37,16 @@ export async function planStoreDeliveries(em: EntityManager, storeId: string, li
        on conflict (event_id, endpoint_id) where replay_of is null do nothing
        returning id, event_id, event_type, endpoint_id, order_id, created_at
      )
-     select id, event_id, event_type, endpoint_id, order_id from planned order by created_at, event_id, endpoint_id`,
-    [storeId, limit],
-  );
-  return rows.map(toDelivery);
-}
+     select id, event_id, event_type, endpoint_id, order_id from planned order by created_at, event_id, endpoint_id`),
+);
 
 /** The store's deliveries still pending (planned by an earlier run that stopped), oldest first. */
 export async function loadPendingDeliveries(em: EntityManager, storeId: string, limit: number): Promise<LaneDelivery[]> {
-  const rows = await em.execute<LaneRow[]>(
-    `select id, event_id, event_type, endpoint_id, order_id from webhook_deliveries
-     where store_id = ? and status = 'pending' and replay_of is null
-     order by created_at, event_id, endpoint_id limit ?`,
-    [storeId, limit],
-  );
-  return rows.map(toDelivery);
+  return (await runPrepared<LaneRow>(em, PENDING, [storeId, limit])).map(toDelivery);
 }
+const PENDING = prepared(`select id, event_id, event_type, endpoint_id, order_id from webhook_deliveries
+  where store_id = $1 and status = 'pending' and replay_of is null
+  order by created_at, event_id, endpoint_id limit $2`);
 
 /** The workflow run and activity that make an attempt, kept on the delivery row for operators. */
 export interface AttemptOrigin {
@@ -76,22 +74,10 @@ export interface ClaimedDelivery {
  */
 export async function claimDeliveries(em: EntityManager, ids: string[], by: AttemptOrigin | null): Promise<ClaimedDelivery[]> {
   if (ids.length === 0) return [];
-  const rows = await em.execute<
-    { id: string; endpoint_id: string; url: string; secret_sealed: string; event_id: string; type: string; created_at: Date; payload: string | null }[]
-  >(
-    `with claimed as (
-       update webhook_deliveries d set status = 'sending', attempted_at = now(), workflow_id = ?, run_id = ?, activity_id = ?
-       from webhook_endpoints e
-       where d.id = any(?::uuid[]) and d.status = 'pending' and e.id = d.endpoint_id and e.active and e.deleted_at is null
-       returning d.id, d.event_id, d.endpoint_id, e.url, e.secret_sealed
-     ), cancelled as (
-       update webhook_deliveries set status = 'cancelled', error = 'endpoint deleted', finished_at = now()
-       where id = any(?::uuid[]) and status = 'pending' and id not in (select id from claimed)
-     )
-     select c.id, c.endpoint_id, c.url, c.secret_sealed, c.event_id, ev.type, ev.created_at,
-       case when row_number() over (partition by c.event_id order by c.id) = 1 then ev.payload::text end as payload
-     from claimed c join order_events ev on ev.id = c.event_id`,
-    [by?.workflowId ?? null, by?.runId ?? null, by?.activityId ?? null, `{${ids.join(',')}}`, `{${ids.join(',')}}`],
+  const rows = await runPrepared<{ id: string; endpoint_id: string; url: string; secret_sealed: string; event_id: string; type: string; created_at: Date; payload: string | null }>(
+    em,
+    CLAIM,
+    [by?.workflowId ?? null, by?.runId ?? null, by?.activityId ?? null, ids],
   );
   return rows.map((r) => ({
     id: r.id,
@@ -104,6 +90,19 @@ export async function claimDeliveries(em: EntityManager, ids: string[], by: Atte
     payload: r.payload,
   }));
 }
+
+const CLAIM = prepared(`with claimed as (
+    update webhook_deliveries d set status = 'sending', attempted_at = now(), workflow_id = $1, run_id = $2, activity_id = $3
+    from webhook_endpoints e
+    where d.id = any($4::uuid[]) and d.status = 'pending' and e.id = d.endpoint_id and e.active and e.deleted_at is null
+    returning d.id, d.event_id, d.endpoint_id, e.url, e.secret_sealed
+  ), cancelled as (
+    update webhook_deliveries set status = 'cancelled', error = 'endpoint deleted', finished_at = now()
+    where id = any($4::uuid[]) and status = 'pending' and id not in (select id from claimed)
+  )
+  select c.id, c.endpoint_id, c.url, c.secret_sealed, c.event_id, ev.type, ev.created_at,
+    case when row_number() over (partition by c.event_id order by c.id) = 1 then ev.payload::text end as payload
+  from claimed c join order_events ev on ev.id = c.event_id`);
 
 export interface AttemptResult {
   deliveryId: string;
@@ -123,19 +122,15 @@ export async function recordDeliveryResults(em: EntityManager, results: AttemptR
     error: r.error?.slice(0, 500) ?? null,
     duration_ms: r.durationMs,
   }));
-  await em.execute(
-    `update webhook_deliveries d set status = x.status, response_status = x.response_status, error = x.error, duration_ms = x.duration_ms, finished_at = now()
-     from jsonb_to_recordset(?::jsonb) as x(id uuid, status text, response_status integer, error text, duration_ms integer)
-     where d.id = x.id`,
-    [JSON.stringify(rows)],
-  );
+  await runPrepared(em, RECORD, [JSON.stringify(rows)]);
 }
+const RECORD = prepared(`update webhook_deliveries d set status = x.status, response_status = x.response_status, error = x.error, duration_ms = x.duration_ms, finished_at = now()
+  from jsonb_to_recordset($1::jsonb) as x(id uuid, status text, response_status integer, error text, duration_ms integer)
+  where d.id = x.id`);
 
 /** True when the store has events that no lane run has taken yet. */
 export async function storeEventsWaiting(em: EntityManager, storeId: string): Promise<boolean> {
-  const [row] = await em.execute<{ waiting: boolean }[]>(
-    `select exists (select 1 from order_events where store_id = ? and dispatched_at is null and not backfill) as waiting`,
-    [storeId],
-  );
+  const [row] = await runPrepared<{ waiting: boolean }>(em, EVENTS_WAITING, [storeId]);
   return Boolean(row?.waiting);
 }
+const EVENTS_WAITING = prepared(`select exists (select 1 from order_events where store_id = $1 and dispatched_at is null and not backfill) as waiting`);
