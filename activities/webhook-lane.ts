@@ -16,6 +16,7 @@ import {
 } from '../services/webhooks/lane.js';
 import { workflowIds } from '../workflows/definitions.js';
 import type { ActivityDeps } from './index.js';
+import { keepAliveAgents } from '../services/outbound/send.js';
 import { sendWebhook, webhookBody } from './webhook-send.js';
 
 /** The tuning of a lane run; every figure is per store. */
@@ -82,6 +83,8 @@ class LaneRun {
   private reloadNeeded = true;
   private recording: Promise<void> = Promise.resolve();
   private readonly laneId: string;
+  /** Connections (and TLS sessions) reused across this run's POSTs. */
+  private readonly agents = keepAliveAgents();
 
   constructor(
     private readonly deps: ActivityDeps,
@@ -133,6 +136,7 @@ class LaneRun {
     } finally {
       clearInterval(renew);
       unsubscribe();
+      this.agents.destroy();
       await this.flush().catch(() => undefined);
     }
   }
@@ -173,7 +177,7 @@ class LaneRun {
     try {
       const secret = this.secrets.get(c.secretSealed) ?? openSecret(this.deps.config.secretsKey, c.secretSealed);
       this.secrets.set(c.secretSealed, secret);
-      const r = await sendWebhook(c, body, secret, this.deps);
+      const r = await sendWebhook(c, body, secret, { ...this.deps, agents: this.agents });
       result = { deliveryId: c.id, ok: r.ok, status: r.status, error: r.error, durationMs: r.durationMs };
     } catch (err) {
       result = { deliveryId: c.id, ok: false, status: null, error: `not sent: ${(err as Error).message}`, durationMs: 0 };

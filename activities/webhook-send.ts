@@ -1,6 +1,6 @@
 import type { ResolvedConfig } from '../api/config.js';
 import { serviceSignature, standardWebhookSignature } from '../domain/webhook-signature.js';
-import { postOnce, USER_AGENT, type OutboundResult } from '../services/outbound/send.js';
+import { postOnce, USER_AGENT, type OutboundAgents, type OutboundResult } from '../services/outbound/send.js';
 import type { Resolver } from '../services/outbound/target.js';
 import type { ClaimedDelivery } from '../services/webhooks/lane.js';
 
@@ -18,7 +18,7 @@ export function sendWebhook(
   claimed: ClaimedDelivery,
   body: string,
   secret: string,
-  deps: { config: ResolvedConfig; resolve?: Resolver | undefined },
+  deps: { config: ResolvedConfig; resolve?: Resolver | undefined; agents?: OutboundAgents },
 ): Promise<OutboundResult> {
   const timestamp = Math.floor(Date.now() / 1000);
   return postOnce({
@@ -27,6 +27,7 @@ export function sendWebhook(
     timeoutMs: deps.config.webhookTimeoutMs,
     policy: { allowLoopback: deps.config.allowLoopbackTargets },
     ...(deps.resolve ? { resolve: deps.resolve } : {}),
+    ...(deps.agents ? { agents: deps.agents } : {}),
     headers: {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,

@@ -13,6 +13,24 @@ export interface OutboundPost {
   resolve?: Resolver;
   /** Keep up to this many bytes of the reply body (pushes read the plugin's answer). */
   keepReplyBytes?: number;
+  /** Keep-alive agents to reuse connections (and TLS sessions) across POSTs; a new connection each time without. */
+  agents?: OutboundAgents;
+}
+
+export interface OutboundAgents {
+  http: http.Agent;
+  https: https.Agent;
+}
+
+/**
+ * Agents for a run of many POSTs: connections are reused, but an idle one is closed after a second,
+ * well before servers close idle connections (5 s and more), so a reused connection is not one the
+ * server is closing (which would fail the one attempt). Destroy them when the run ends.
+ */
+export function keepAliveAgents(): OutboundAgents & { destroy(): void } {
+  const options = { keepAlive: true, timeout: 1000, maxFreeSockets: 16 };
+  const agents = { http: new http.Agent(options), https: new https.Agent(options) };
+  return { ...agents, destroy: () => (agents.http.destroy(), agents.https.destroy()) };
 }
 
 export interface OutboundResult {
@@ -59,7 +77,8 @@ export async function postOnce(req: OutboundPost): Promise<OutboundResult> {
         method: 'POST',
         headers: { ...req.headers, 'content-length': String(Buffer.byteLength(req.body)) },
         lookup: pinned,
-        agent: false,
+        // A pooled connection was made to an address checked like this one (its own lookup was pinned).
+        agent: req.agents ? (url.protocol === 'https:' ? req.agents.https : req.agents.http) : false,
         signal: deadline,
       },
       (response) => {
