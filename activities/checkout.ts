@@ -1,12 +1,13 @@
-import { expireCheckoutSession } from '../services/checkout/expire.js';
+import { expireCheckoutBucket } from '../services/checkout/expire.js';
+import type { CheckoutExpiryInput } from '../workflows/definitions.js';
 import type { ActivityDeps } from './index.js';
 
 /** Activities of checkout sessions. */
 export function checkoutActivities({ orm }: ActivityDeps) {
   return {
-    /** Marks the session expired if it is still open; true when this call expired it (idempotent). */
-    async expireCheckoutSession(sessionId: string): Promise<boolean> {
-      return expireCheckoutSession(orm.em.fork(), sessionId);
+    /** Expires the open sessions of one store and bucket; the count it expired (idempotent). */
+    async expireCheckoutBucket(bucket: CheckoutExpiryInput): Promise<number> {
+      return expireCheckoutBucket(orm.em.fork(), bucket);
     },
   };
 }

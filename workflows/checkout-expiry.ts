@@ -1,23 +1,20 @@
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import { checkoutPlaced, type CheckoutExpiryInput } from './definitions.js';
+import type { CheckoutExpiryInput } from './definitions.js';
 
-const { expireCheckoutSession } = proxyActivities<Activities>({
+const { expireCheckoutBucket } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
 /**
- * Owns one checkout session's life: it ends when the cart places its order (signal checkoutPlaced), or
- * after the TTL it marks the session expired (only if still open). The cart page also checks the
- * database's expires_at on every use, so expiry never depends on this timer firing on time.
+ * Expires one bucket of a store's checkout sessions: sleeps until the bucket's end, then marks every
+ * session of the store still open whose expires_at is up to then as expired. Placed sessions are not
+ * open, so they never expire. One workflow per store and bucket (not per session) keeps Temporal's
+ * cost per session near nothing; the cart also checks expires_at on every use, so a late timer never
+ * lets an expired session through.
  */
-export async function checkoutExpiryWorkflow(input: CheckoutExpiryInput): Promise<{ outcome: 'placed' | 'expired' | 'already closed' }> {
-  let placed = false;
-  setHandler(checkoutPlaced, () => {
-    placed = true;
-  });
-  if (await condition(() => placed, Math.max(1, input.ttlMs))) return { outcome: 'placed' };
-  const expired = await expireCheckoutSession(input.sessionId);
-  return { outcome: expired ? 'expired' : 'already closed' };
+export async function checkoutExpiryWorkflow(input: CheckoutExpiryInput): Promise<{ expired: number }> {
+  await sleep(Math.max(1, Date.parse(input.endsAt) - Date.now()));
+  return { expired: await expireCheckoutBucket(input) };
 }

@@ -22,8 +22,8 @@ export const workflowIds = {
   connectCode: (codeId: string) => `connect-code/${codeId}`,
   /** The long-lived push of updates to one connected shop. */
   connectionPush: (connectionId: string) => `connection-push/${connectionId}`,
-  /** The life of one checkout session: it ends placed or expired. */
-  checkoutExpiry: (sessionId: string) => `checkout-expiry/${sessionId}`,
+  /** The expiry of a store's checkout sessions that end by `endsAt` (ISO 8601, a bucket boundary). */
+  checkoutExpiry: (storeId: string, endsAt: string) => `checkout-expiry/${storeId}/${endsAt}`,
   /** The wrong-contact lockout of one order number in one store (numbers are shopper-visible, not secrets). */
   trackingLockout: (storeId: string, orderKey: string) => `tracking-lockout/${storeId}/${encodeURIComponent(orderKey)}`,
 };
@@ -52,12 +52,10 @@ export const updatesQueued = defineSignal('updatesQueued');
 export const replayUpdates = defineSignal('replayUpdates');
 
 export interface CheckoutExpiryInput {
-  sessionId: string;
   storeId: string;
-  ttlMs: number;
+  /** The bucket's end (ISO 8601 UTC): every session of the store still open with expires_at up to it expires then. */
+  endsAt: string;
 }
-/** The session's cart placed its order: the session's life is over, it never expires. */
-export const checkoutPlaced = defineSignal('checkoutPlaced');
 
 export interface TrackingLockoutInput {
   storeId: string;

@@ -1,7 +1,20 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { CheckoutExpiryInput } from '../../workflows/definitions.js';
 
-/** Marks an open session expired; a used (ordered) or already expired session is left as it is. True when it changed. */
-export async function expireCheckoutSession(em: EntityManager, sessionId: string): Promise<boolean> {
-  const rows = await em.execute<{ id: string }[]>(`update checkout_sessions set status = 'expired' where id = ? and status = 'open' returning id`, [sessionId]);
-  return rows.length > 0;
+/**
+ * Marks every still-open session of the store with expires_at up to the bucket's end as expired and
+ * forgets the bucket; a used (ordered) or already expired session is left as it is. Returns how many
+ * it expired; running it again expires nothing more.
+ */
+export async function expireCheckoutBucket(em: EntityManager, bucket: CheckoutExpiryInput): Promise<number> {
+  const [row] = await em.execute<{ n: number }[]>(
+    `with expired as (
+       update checkout_sessions set status = 'expired' where store_id = ? and status = 'open' and expires_at <= ?::timestamptz returning 1
+     ), forgotten as (
+       delete from checkout_expiry_buckets where store_id = ? and ends_at = ?::timestamptz
+     )
+     select count(*)::int as n from expired`,
+    [bucket.storeId, bucket.endsAt, bucket.storeId, bucket.endsAt],
+  );
+  return row?.n ?? 0;
 }

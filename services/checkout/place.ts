@@ -1,8 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { stockAfter, type PricedCart } from '../../domain/cart.js';
 import type { Shopper } from '../../domain/shopper-form.js';
-import { enqueueHandOffs } from '../../db/outbox.js';
-import { workflowIds, type CheckoutExpiryInput } from '../../workflows/definitions.js';
 import { storedVariants } from '../catalog/product-row.js';
 import { priceLines } from './cart.js';
 import { createNativeOrder } from './native-order.js';
@@ -56,17 +54,6 @@ export async function placeCartOrder(
       await takeStock(tx, cart);
       const order = await createNativeOrder(tx, store!, cart, shopper, publicUrl);
       await tx.execute(`update checkout_sessions set order_id = ? where id = ?`, [order.id, session.id]);
-      const input: CheckoutExpiryInput = { sessionId: session.id, storeId: store!.id, ttlMs: Math.max(1, session.expiresAt.getTime() - Date.now()) };
-      await enqueueHandOffs(tx, [
-        {
-          workflowType: 'checkoutExpiryWorkflow',
-          workflowId: workflowIds.checkoutExpiry(session.id),
-          args: [input],
-          signal: { name: 'checkoutPlaced', args: [] },
-          searchAttributes: { StoreId: store!.id },
-          summary: `checkout session ${session.id}: placed order ${order.order_number}`,
-        },
-      ]);
       return { kind: 'placed', orderId: order.id } as const;
     });
   } catch (err) {

@@ -6,8 +6,8 @@ import { cartPageUrl } from '../../api/pages/paths.js';
 import type { CheckoutSessionRequest } from '../../api/schemas/checkout.js';
 import type { CartLine } from '../../domain/cart.js';
 import { newCheckoutToken } from '../../domain/checkout-token.js';
-import { enqueueHandOffs } from '../../db/outbox.js';
-import { workflowIds, type CheckoutExpiryInput } from '../../workflows/definitions.js';
+import { OUTBOX_CHANNEL } from '../../db/outbox.js';
+import { expiryBucketSeconds } from '../../domain/checkout-expiry.js';
 import { callerStore } from '../catalog/read.js';
 import { priceLines } from './cart.js';
 
@@ -26,8 +26,8 @@ export function checkReturnUrl(principal: Principal, returnUrl: string | undefin
 
 /**
  * Creates a checkout session: every line checked against the catalogue (first bad line → 422 naming it),
- * a random token of which only the hash is stored, and, in the same transaction, the hand-off that
- * starts its checkout-expiry workflow exactly once.
+ * a random token of which only the hash is stored, and, in the same statement, the hand-off of its
+ * expiry bucket's workflow when it is the bucket's first session (one workflow per store and bucket).
  */
 export async function createCheckoutSession(
   em: EntityManager,
@@ -47,23 +47,31 @@ export async function createCheckoutSession(
   }
   const { token, hash } = newCheckoutToken();
   const id = randomUUID();
-  const expiresAt = await em.transactional(async (tx) => {
-    const [row] = await tx.execute<{ expires_at: Date }[]>(
-      `insert into checkout_sessions (id, store_id, token_hash, lines, return_url, key_id, expires_at)
-       values (?, ?, ?, ?::jsonb, ?, ?, date_trunc('milliseconds', now()) + make_interval(secs => ?)) returning expires_at`,
-      [id, store.id, hash, JSON.stringify(lines), body.return_url ?? null, principal.keyId, opts.ttlSeconds],
-    );
-    const input: CheckoutExpiryInput = { sessionId: id, storeId: store.id, ttlMs: opts.ttlSeconds * 1000 };
-    await enqueueHandOffs(tx, [
-      {
-        workflowType: 'checkoutExpiryWorkflow',
-        workflowId: workflowIds.checkoutExpiry(id),
-        args: [input],
-        searchAttributes: { StoreId: store.id },
-        summary: `checkout session ${id}: ${lines.length} line(s), open for ${opts.ttlSeconds} s`,
-      },
-    ]);
-    return row!.expires_at;
-  });
+  const width = expiryBucketSeconds(opts.ttlSeconds);
+  // The session, and, for the first session of its expiry bucket, the hand-off of the bucket's
+  // checkout-expiry workflow, in one statement; the NOTIFY wakes the outbox relay at commit.
+  const [row] = await em.execute<{ expires_at: Date; queued: boolean }[]>(
+    `with session as (
+       insert into checkout_sessions (id, store_id, token_hash, lines, return_url, key_id, expires_at)
+       values (?, ?, ?, ?::jsonb, ?, ?, date_trunc('milliseconds', now()) + make_interval(secs => ?))
+       returning store_id, expires_at
+     ), bucket as (
+       insert into checkout_expiry_buckets (store_id, ends_at)
+       select store_id, to_timestamp(ceil(extract(epoch from expires_at) / ?) * ?) from session
+       on conflict do nothing
+       returning store_id, to_char(ends_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ends_at
+     ), queued as (
+       insert into outbox (action, workflow_type, workflow_id, args, search_attributes, summary)
+       select 'start', 'checkoutExpiryWorkflow', 'checkout-expiry/' || store_id || '/' || ends_at,
+         jsonb_build_array(jsonb_build_object('storeId', store_id, 'endsAt', ends_at)), jsonb_build_object('StoreId', store_id),
+         'checkout sessions of store ' || store_id || ' open until ' || ends_at || ' at the latest: expired then'
+       from bucket
+       returning 1
+     )
+     select s.expires_at, exists (select 1 from queued) as queued, (select pg_notify('${OUTBOX_CHANNEL}', '') from queued limit 1) as notified
+     from session s`,
+    [id, store.id, hash, JSON.stringify(lines), body.return_url ?? null, principal.keyId, opts.ttlSeconds, width, width],
+  );
+  const expiresAt = row!.expires_at;
   return { url: cartPageUrl({ publicUrl: opts.publicUrl }, store.slug, token), token, expires_at: new Date(expiresAt).toISOString() };
 }

@@ -1,3 +1,4 @@
+import { workflowIds } from '../../workflows/definitions.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashCheckoutToken } from '../../domain/checkout-token.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -151,13 +152,14 @@ describe('keys and return_url', () => {
   });
 });
 
-describe('each session gets its checkout-expiry workflow, started exactly once through the outbox', () => {
-  it('the hand-off is written with the session and the workflow checkout-expiry/<id> runs with StoreId', async () => {
+describe('each session is owned by its expiry bucket’s workflow, handed over through the outbox', () => {
+  it('the hand-off is written with the session; the workflow checkout-expiry/<store id>/<bucket end> runs with StoreId', async () => {
     const res = await checkout([{ product_id: product.id, quantity: 1 }]);
-    const [session] = await sql<{ id: string }>(t, 'select id from checkout_sessions where token_hash = ?', [hashCheckoutToken(res.json().token)]);
-    const workflowId = `checkout-expiry/${session!.id}`;
+    // The default day-long sessions: buckets of 60 s.
+    const endsAt = new Date(Math.ceil(Date.parse(res.json().expires_at) / 60_000) * 60_000).toISOString();
+    const workflowId = workflowIds.checkoutExpiry(s.store.id, endsAt);
     const rows = await sql<{ workflow_type: string; args: unknown[]; search_attributes: unknown }>(t, 'select workflow_type, args, search_attributes from outbox where workflow_id = ?', [workflowId]);
-    expect(rows).toEqual([{ workflow_type: 'checkoutExpiryWorkflow', args: [{ sessionId: session!.id, storeId: s.store.id, ttlMs: 86_400_000 }], search_attributes: { StoreId: s.store.id } }]);
+    expect(rows).toEqual([{ workflow_type: 'checkoutExpiryWorkflow', args: [{ storeId: s.store.id, endsAt }], search_attributes: { StoreId: s.store.id } }]);
     const handle = t.temporal.client.workflow.getHandle(workflowId);
     await eventually(() => handle.describe().then((d) => d.status.name === 'RUNNING', () => false), 20_000, 'workflow running');
     const description = await handle.describe();
