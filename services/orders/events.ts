@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Order } from '../../api/schemas/orders.js';
+import { executeBound } from '../../db/bound.js';
 import { laneNotify, laneWakeUpCtes } from '../../db/lanes.js';
 import { outboxRow } from '../../db/outbox.js';
 import type { OrderEventType } from '../../domain/order-events.js';
@@ -55,8 +56,9 @@ export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent
     searchAttributes: { StoreId: storeId },
     summary: `webhook deliveries of store ${storeId}`,
   });
-  // The subscribed kinds, the events, the history, the lane's state, the outbox row and the NOTIFYs (delivered at commit).
-  await em.execute(
+  // The subscribed kinds, the events, the history, the lane's state, the outbox row and the NOTIFYs
+  // (delivered at commit); the values bound, not inlined (a 1 MB order is not copied into the SQL text).
+  await executeBound(em,
     `with subscribed as (
        select coalesce(array_agg(kind), '{}') as kinds
        from webhook_endpoints, unnest(events) as kind where store_id = ? and active and deleted_at is null
