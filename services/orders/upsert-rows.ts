@@ -6,7 +6,6 @@ import { assessCodRisk } from '../../domain/risk.js';
 import type { OrderRow } from './present.js';
 import type { OrderSender } from './upsert.js';
 import { textArray } from '../../db/sql-array.js';
-import { executeBound } from '../../db/bound.js';
 
 export type PhoneHistory = { ordersWithPhone: number; cancelledWithPhone: number };
 
@@ -102,7 +101,7 @@ export const byExternalIdOrder = (rows: Record<string, unknown>[]) =>
 
 /** One INSERT … ON CONFLICT for the whole round (rows of held copies, see upsertSql). */
 export async function writeOrders(tx: EntityManager, sender: OrderSender, rows: Record<string, unknown>[]) {
-  return executeBound<WrittenRow>(tx, WRITE_ORDERS, [sender.storeId, sender.origin, sender.source, sender.connectionId, JSON.stringify(rows)]);
+  return tx.execute<WrittenRow[]>(WRITE_ORDERS, [sender.storeId, sender.origin, sender.source, sender.connectionId, JSON.stringify(rows)]);
 }
 
 /**
@@ -110,7 +109,7 @@ export async function writeOrders(tx: EntityManager, sender: OrderSender, rows: 
  * (built for a new order). Answers the held copies and the inserted rows apart.
  */
 export async function lockAndInsertNew(tx: EntityManager, sender: OrderSender, rows: Record<string, unknown>[]) {
-  const all = await executeBound<WrittenRow>(tx, LOCK_AND_INSERT_NEW, [
+  const all = await tx.execute<WrittenRow[]>(LOCK_AND_INSERT_NEW, [
     sender.storeId,
     sender.origin,
     textArray(rows.map((r) => r.external_id as string)),
