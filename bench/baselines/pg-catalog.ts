@@ -49,6 +49,8 @@ app.post('/api/v1/checkout/sessions', async (request, reply) => {
        values ($1, $2, $3, $4::jsonb, null, null, date_trunc('milliseconds', now()) + make_interval(secs => 86400)) returning expires_at`,
       [id, storeId, hash, JSON.stringify(lines)],
     );
+    // An outbox row per session, as when the service started a workflow per session; the service now writes one per store and
+    // expiry bucket, but the yardstick keeps its work.
     await client.query(
       `insert into bl_outbox (action, workflow_type, workflow_id, args, search_attributes, summary) values ('start', 'checkoutExpiryWorkflow', $1, $2, $3, $4)`,
       [`checkout-expiry/${id}`, JSON.stringify([{ sessionId: id, storeId, ttlMs: 86_400_000 }]), JSON.stringify({ StoreId: storeId }), `checkout session ${id}`],

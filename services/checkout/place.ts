@@ -26,8 +26,8 @@ class Refused extends Error {
 /**
  * Places the session's order in one transaction: the session is claimed (open and not past expires_at,
  * so a double submit finds it used), stock is taken under row locks (never oversold: a line that no
- * longer fits rolls everything back), the native order is created with its events, and the
- * checkout-expiry workflow is told through the outbox.
+ * longer fits rolls everything back) and the native order is created with its events. Nothing is sent to
+ * the checkout-expiry workflow: it only expires open sessions, and this one is now used.
  */
 export async function placeCartOrder(
   em: EntityManager,

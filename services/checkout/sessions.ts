@@ -6,8 +6,10 @@ import { cartPageUrl } from '../../api/pages/paths.js';
 import type { CheckoutSessionRequest } from '../../api/schemas/checkout.js';
 import type { CartLine } from '../../domain/cart.js';
 import { newCheckoutToken } from '../../domain/checkout-token.js';
-import { OUTBOX_CHANNEL } from '../../db/outbox.js';
+import { OUTBOX_CHANNEL, OUTBOX_COLUMNS, OUTBOX_RECORD, outboxRow } from '../../db/outbox.js';
+import { prepared, runPrepared } from '../../db/prepared.js';
 import { expiryBucketSeconds } from '../../domain/checkout-expiry.js';
+import { workflowIds, type CheckoutExpiryInput } from '../../workflows/definitions.js';
 import { callerStore } from '../catalog/read.js';
 import { priceLines } from './cart.js';
 
@@ -48,30 +50,55 @@ export async function createCheckoutSession(
   const { token, hash } = newCheckoutToken();
   const id = randomUUID();
   const width = expiryBucketSeconds(opts.ttlSeconds);
-  // The session, and, for the first session of its expiry bucket, the hand-off of the bucket's
-  // checkout-expiry workflow, in one statement; the NOTIFY wakes the outbox relay at commit.
-  const [row] = await em.execute<{ expires_at: Date; queued: boolean }[]>(
-    `with session as (
-       insert into checkout_sessions (id, store_id, token_hash, lines, return_url, key_id, expires_at)
-       values (?, ?, ?, ?::jsonb, ?, ?, date_trunc('milliseconds', now()) + make_interval(secs => ?))
-       returning store_id, expires_at
-     ), bucket as (
-       insert into checkout_expiry_buckets (store_id, ends_at)
-       select store_id, to_timestamp(ceil(extract(epoch from expires_at) / ?) * ?) from session
-       on conflict do nothing
-       returning store_id, to_char(ends_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ends_at
-     ), queued as (
-       insert into outbox (action, workflow_type, workflow_id, args, search_attributes, summary)
-       select 'start', 'checkoutExpiryWorkflow', 'checkout-expiry/' || store_id || '/' || ends_at,
-         jsonb_build_array(jsonb_build_object('storeId', store_id, 'endsAt', ends_at)), jsonb_build_object('StoreId', store_id),
-         'checkout sessions of store ' || store_id || ' open until ' || ends_at || ' at the latest: expired then'
-       from bucket
-       returning 1
-     )
-     select s.expires_at, exists (select 1 from queued) as queued, (select pg_notify('${OUTBOX_CHANNEL}', '') from queued limit 1) as notified
-     from session s`,
-    [id, store.id, hash, JSON.stringify(lines), body.return_url ?? null, principal.keyId, opts.ttlSeconds, width, width],
-  );
+  const [row] = await runPrepared<{ expires_at: Date }>(em, CREATE, [
+    id,
+    store.id,
+    hash,
+    JSON.stringify(lines),
+    body.return_url ?? null,
+    principal.keyId,
+    opts.ttlSeconds,
+    width,
+    expiryHandOff(store.id),
+  ]);
   const expiresAt = row!.expires_at;
   return { url: cartPageUrl({ publicUrl: opts.publicUrl }, store.slug, token), token, expires_at: new Date(expiresAt).toISOString() };
+}
+
+/** Stands for the bucket's end in expiryHandOff; only the database knows it (its clock sets expires_at). */
+const BUCKET_END = '{bucket end}';
+
+// The session, and, for the first session of its expiry bucket, the bucket and the hand-off of its
+// checkout-expiry workflow, in one statement; the NOTIFY wakes the outbox relay at commit. A bucket ends
+// on a multiple of the width since the epoch (the database clock decides expires_at, so it decides the
+// bucket too), and `on conflict do nothing` returns a row only to the bucket's first session. Prepared
+// (every session runs it): PostgreSQL plans it once per connection, and the JSON is bound, not inlined.
+const CREATE = prepared(`with session as (
+    insert into checkout_sessions (id, store_id, token_hash, lines, return_url, key_id, expires_at)
+    values ($1, $2, $3, $4::jsonb, $5, $6, date_trunc('milliseconds', now()) + make_interval(secs => $7::float8))
+    returning store_id, expires_at
+  ), bucket as (
+    insert into checkout_expiry_buckets (store_id, ends_at)
+    select store_id, to_timestamp(ceil(extract(epoch from expires_at) / $8::int) * $8::int) from session
+    on conflict do nothing
+    returning to_char(ends_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ends_at
+  ), queued as (
+    insert into outbox (${OUTBOX_COLUMNS})
+    select ${OUTBOX_COLUMNS} from bucket, jsonb_to_recordset(replace($9::text, '${BUCKET_END}', bucket.ends_at)::jsonb) as w(${OUTBOX_RECORD})
+    returning 1
+  )
+  select expires_at, (select pg_notify('${OUTBOX_CHANNEL}', '') from queued) as notified from session`);
+
+/** The outbox row (as JSON for OUTBOX_RECORD) that starts a store's checkout-expiry workflow of one bucket, BUCKET_END left to fill in. */
+function expiryHandOff(storeId: string): string {
+  const input: CheckoutExpiryInput = { storeId, endsAt: BUCKET_END };
+  return JSON.stringify([
+    outboxRow({
+      workflowType: 'checkoutExpiryWorkflow',
+      workflowId: workflowIds.checkoutExpiry(storeId, BUCKET_END),
+      args: [input],
+      searchAttributes: { StoreId: storeId },
+      summary: `checkout sessions of store ${storeId} expiring by ${BUCKET_END}`,
+    }),
+  ]);
 }

@@ -152,12 +152,15 @@ describe('keys and return_url', () => {
   });
 });
 
-describe('each session is owned by its expiry bucket’s workflow, handed over through the outbox', () => {
-  it('the hand-off is written with the session; the workflow checkout-expiry/<store id>/<bucket end> runs with StoreId', async () => {
+describe('each session is owned by its store’s expiry workflow of its time bucket, handed over through the outbox', () => {
+  // The default day-long sessions: buckets of 60 s, aligned to the epoch.
+  const bucketEnd = (expiresAt: string) => new Date(Math.ceil(Date.parse(expiresAt) / 60_000) * 60_000).toISOString();
+
+  it('the hand-off is written with the session; the workflow checkout-expiry/<store id>/<bucket end> runs with StoreId and a summary', async () => {
     const res = await checkout([{ product_id: product.id, quantity: 1 }]);
-    // The default day-long sessions: buckets of 60 s.
-    const endsAt = new Date(Math.ceil(Date.parse(res.json().expires_at) / 60_000) * 60_000).toISOString();
+    const endsAt = bucketEnd(res.json().expires_at);
     const workflowId = workflowIds.checkoutExpiry(s.store.id, endsAt);
+    // Earlier tests of this file made sessions of the same store, most likely in the same bucket: still one row.
     const rows = await sql<{ workflow_type: string; args: unknown[]; search_attributes: unknown }>(t, 'select workflow_type, args, search_attributes from outbox where workflow_id = ?', [workflowId]);
     expect(rows).toEqual([{ workflow_type: 'checkoutExpiryWorkflow', args: [{ storeId: s.store.id, endsAt }], search_attributes: { StoreId: s.store.id } }]);
     const handle = t.temporal.client.workflow.getHandle(workflowId);
@@ -165,6 +168,24 @@ describe('each session is owned by its expiry bucket’s workflow, handed over t
     const description = await handle.describe();
     expect(description.type).toBe('checkoutExpiryWorkflow');
     expect(description.searchAttributes.StoreId).toEqual([s.store.id]);
+    expect(await description.staticSummary()).toBe(`checkout sessions of store ${s.store.id} expiring by ${endsAt}`);
     await handle.terminate('test done');
+  });
+
+  it('another store’s sessions of the same time bucket have a workflow of their own', async () => {
+    const other = await createTestStore(t.orm);
+    const tea = await addProduct(t, other.store.id);
+    const [mine, theirs] = await Promise.all([checkout([{ product_id: product.id, quantity: 1 }]), api(t, other.secret).checkout([{ product_id: tea.id, quantity: 1 }])]);
+    expect(theirs.statusCode, theirs.body).toBe(201);
+    expect(bucketEnd(theirs.json().expires_at)).toBe(bucketEnd(mine.json().expires_at));
+    const ids = [workflowIds.checkoutExpiry(s.store.id, bucketEnd(mine.json().expires_at)), workflowIds.checkoutExpiry(other.store.id, bucketEnd(theirs.json().expires_at))];
+    const rows = await sql<{ workflow_id: string }>(t, 'select workflow_id from outbox where workflow_id in (?, ?)', ids);
+    expect(rows.map((r) => r.workflow_id).sort()).toEqual([...ids].sort());
+    const handles = ids.map((id) => t.temporal.client.workflow.getHandle(id));
+    await eventually(() => handles[1]!.describe().then((d) => d.status.name === 'RUNNING', () => false), 20_000, 'the other store’s workflow running');
+    expect((await handles[1]!.describe()).searchAttributes.StoreId).toEqual([other.store.id]);
+    // Day-long timers: end them here, once started (the first may be the one the test above ended already).
+    await eventually(() => handles[0]!.describe().then(() => true, () => false), 20_000, 'this store’s workflow started');
+    await Promise.all(handles.map((h) => h.terminate('test done').catch(() => undefined)));
   });
 });
