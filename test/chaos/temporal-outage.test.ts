@@ -63,6 +63,10 @@ describe('Temporal stopped during a stream of order writes', () => {
     // Let the deliveries of the mirrored orders finish before the outage.
     const before = await countSql(svc.orm, `select count(*) as n from order_events where store_id = ?`, [c.store.id]);
     await waitUntil(() => receivers.every((r) => r.received.length >= before), 120_000, 'deliveries before the outage');
+    // And the store's webhook lane and the connection's push idle again: a lane whose activity is still
+    // running when Temporal stops keeps working (writes wake it through PostgreSQL); this test is about
+    // hand-offs that wait for Temporal.
+    await waitUntil(async () => (await countSql(svc.orm, `select count(*) as n from lanes where active_until > now()`)) === 0, 60_000, 'lanes idle before the outage');
 
     await temporal.stop();
     const stoppedAt = Date.now();
