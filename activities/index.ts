@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { ResolvedConfig } from '../api/config.js';
+import type { ResolvedConfig } from '../config/env.js';
 import type { Resolver } from '../services/outbound/target.js';
 import { checkoutActivities } from './checkout.js';
 import type { LaneWakeups } from './lane-wakeups.js';

@@ -1,4 +1,4 @@
-import type { ResolvedConfig } from '../api/config.js';
+import type { ResolvedConfig } from '../config/env.js';
 import { serviceSignature, standardWebhookSignature } from '../domain/webhook-signature.js';
 import { postOnce, USER_AGENT, type OutboundAgents, type OutboundResult } from '../services/outbound/send.js';
 import type { Resolver } from '../services/outbound/target.js';

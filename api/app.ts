@@ -3,10 +3,10 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import type { Logger } from 'pino';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { RequestContext, type MikroORM } from '@mikro-orm/postgresql';
-import type { Config } from './config.js';
+import type { Config } from '../config/env.js';
 import type { TemporalHandle } from '../temporal/client.js';
 import { createOpenApiRegistry, type OpenApi } from './openapi.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../contract/errors.js';
 import { authPlugin } from './plugins/auth.js';
 import { commonHeadersPlugin } from './plugins/common-headers.js';
 import { errorHandlerPlugin, sendError, toApiError } from './plugins/error-handler.js';
@@ -18,15 +18,12 @@ import { orderRoutes } from './routes/orders.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { connectionRoutes } from './routes/connection.js';
 import { trackingRoutes } from './routes/tracking.js';
-import { trackingPages } from './pages/tracking.js';
 import { productRoutes } from './routes/products.js';
 import { externalProductRoutes } from './routes/external-products.js';
 import { checkoutRoutes } from './routes/checkout.js';
-import { storefrontPages } from './pages/storefront.js';
-import { cartPages } from './pages/cart.js';
-import { dashboardPages } from './pages/dashboard/index.js';
 import { metaRoutes } from './routes/meta.js';
-import { createLogger } from './logger.js';
+import { webPages } from '../web/index.js';
+import { createLogger } from '../config/logger.js';
 import { systemResolver, type Resolver } from '../services/outbound/target.js';
 
 declare module 'fastify' {
@@ -86,13 +83,10 @@ export async function buildApp({ config, orm, temporal, logger, resolve }: AppDe
   await app.register(webhookRoutes);
   await app.register(connectionRoutes);
   await app.register(trackingRoutes);
-  await app.register(trackingPages);
   await app.register(productRoutes);
   await app.register(externalProductRoutes);
   await app.register(checkoutRoutes);
-  await app.register(storefrontPages);
-  await app.register(cartPages);
-  await app.register(dashboardPages);
   await app.register(metaRoutes);
+  await app.register(webPages);
   return app;
 }

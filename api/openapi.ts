@@ -1,7 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { ErrorBody } from './schemas/common.js';
+import { ErrorBody } from '../contract/schemas/common.js';
 import type { Access } from './access.js';
-import { ERROR_STATUS, type ErrorCode } from './errors.js';
+import { ERROR_STATUS, type ErrorCode } from '../contract/errors.js';
 
 const ERROR_TEXT: Record<ErrorCode, string> = {
   invalid_request: 'Malformed request or bad field value; param names the field.',

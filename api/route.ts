@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { ENDPOINTS, type Endpoint } from './access.js';
-import type { ErrorCode } from './errors.js';
+import type { ErrorCode } from '../contract/errors.js';
 import { accessWords, errorResponses, successHeaders } from './openapi.js';
 
 type Schema = z.ZodType | undefined;

@@ -1,7 +1,7 @@
 // Process entry of the API alone (`npm run start:api`); several may run against one database and Temporal.
-import { loadConfig, requireResolved } from './config.js';
+import { loadConfig, requireResolved } from '../config/env.js';
 import { buildApp } from './app.js';
-import { createLogger } from './logger.js';
+import { createLogger } from '../config/logger.js';
 import { migrate, openOrm } from '../db/orm.js';
 import { createTemporalClient } from '../temporal/client.js';
 

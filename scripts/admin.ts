@@ -1,6 +1,6 @@
 // `npm run --silent admin -- <command> [options] [--json]`: the operator CLI of CONTRACT.md.
 // With --json, stdout carries exactly one JSON document on success and nothing on failure.
-import { ConfigError, loadConfig } from '../api/config.js';
+import { ConfigError, loadConfig } from '../config/env.js';
 import { parseCommandLine, wantsJson } from './admin/args.js';
 import { CommandError, UsageError, type Command } from './admin/command.js';
 import { commands } from './admin/commands/index.js';

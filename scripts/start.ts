@@ -2,10 +2,10 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../api/app.js';
-import { ConfigError, decodeKey, loadConfig, type ResolvedConfig } from '../api/config.js';
+import { ConfigError, decodeKey, loadConfig, type ResolvedConfig } from '../config/env.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { createLogger } from '../api/logger.js';
+import { createLogger } from '../config/logger.js';
 import { startEmbeddedPostgres } from '../db/embedded.js';
 import { migrate, openOrm } from '../db/orm.js';
 import { seedDemoStore } from '../services/demo.js';

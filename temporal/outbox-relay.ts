@@ -5,7 +5,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { OUTBOX_CHANNEL } from '../db/outbox.js';
 import { SEARCH_ATTRIBUTES, type SearchAttributeName } from '../workflows/definitions.js';
-import { isTemporalUnavailable } from '../api/db-errors.js';
+import { isTemporalUnavailable } from './errors.js';
 
 interface OutboxRow {
   id: string;

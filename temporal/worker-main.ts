@@ -1,6 +1,6 @@
 // Process entry of the Temporal worker and outbox relay alone (`npm run start:worker`).
-import { loadConfig, requireResolved } from '../api/config.js';
-import { createLogger } from '../api/logger.js';
+import { loadConfig, requireResolved } from '../config/env.js';
+import { createLogger } from '../config/logger.js';
 import { migrate, openOrm } from '../db/orm.js';
 import { startWorker } from './worker.js';
 

@@ -6,7 +6,7 @@ import { NativeConnection, Worker, bundleWorkflowCode, Runtime, makeTelemetryFil
 import type { Logger } from 'pino';
 import { createActivities } from '../activities/index.js';
 import { LaneWakeups } from '../activities/lane-wakeups.js';
-import type { ResolvedConfig } from '../api/config.js';
+import type { ResolvedConfig } from '../config/env.js';
 import { OutboxRelay } from './outbox-relay.js';
 import { ensureSearchAttributes } from './search-attributes.js';
 

@@ -3,9 +3,10 @@ import fp from 'fastify-plugin';
 import { hashKey, isWellFormedKey } from '../../domain/api-keys.js';
 import { ANONYMOUS_PER_IP, isOverLimit, RATE_LIMITS, rateLimitState, type RateLimitState } from '../../domain/rate-limits.js';
 import type { Access } from '../access.js';
-import { countAnonymous, findKeyAndCount, type Principal } from '../auth/lookup.js';
-import { isBrowserRequest, keyFromHeaders, keyInUrlRefusal } from '../auth/credentials.js';
-import { ApiError } from '../errors.js';
+import type { Principal } from '../../contract/principal.js';
+import { countAnonymous, findKeyAndCount } from '../../services/auth/keys.js';
+import { isBrowserRequest, keyFromHeaders, keyInUrlRefusal } from '../credentials.js';
+import { ApiError } from '../../contract/errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { isKnownOrigin } from '../auth/lookup.js';
-import { ApiError } from '../errors.js';
+import { isKnownOrigin } from '../../services/auth/keys.js';
+import { ApiError } from '../../contract/errors.js';
 
 const EXPOSED = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After';
 

@@ -1,8 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { isDatabaseUnavailable, isTemporalUnavailable } from '../db-errors.js';
-import { ApiError, type ErrorCode } from '../errors.js';
+import { isDatabaseUnavailable } from '../../db/errors.js';
+import { isTemporalUnavailable } from '../../temporal/errors.js';
+import { ApiError, type ErrorCode } from '../../contract/errors.js';
 import { setCommonHeaders } from './common-headers.js';
 
 export interface ErrorEnvelope {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../../contract/errors.js';
 
 // A UTF-16 surrogate without its partner: not a character, and not storable (PostgreSQL refuses it in jsonb).
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;

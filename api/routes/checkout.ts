@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { defineRoute } from '../route.js';
-import { CheckoutSession, CheckoutSessionRequest } from '../schemas/checkout.js';
+import { CheckoutSession, CheckoutSessionRequest } from '../../contract/schemas/checkout.js';
 import { createCheckoutSession } from '../../services/checkout/sessions.js';
 
 /** POST /checkout/sessions: prepares a cart on the service's own cart page. */

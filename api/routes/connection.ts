@@ -11,7 +11,7 @@ import {
   UpdateAckResult,
   UpdateList,
   UpdatesQuery,
-} from '../schemas/connections.js';
+} from '../../contract/schemas/connections.js';
 import { exchangeCode } from '../../services/connections/codes.js';
 import { disconnect, recordHeartbeat } from '../../services/connections/connection.js';
 import { connectedStore, findConnection, presentConnection } from '../../services/connections/present.js';

@@ -6,7 +6,7 @@ import {
   ExternalProductDeleteResult,
   ExternalProductInput,
   ExternalProductParams,
-} from '../schemas/external-products.js';
+} from '../../contract/schemas/external-products.js';
 import { deleteExternalProduct, upsertExternalProducts, type ExternalSender } from '../../services/catalog/external.js';
 
 /** The connection key's shop (the route table admits connection keys only). */

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { RATE_LIMITS } from '../../domain/rate-limits.js';
 import { defineRoute } from '../route.js';
-import { StoreInfo } from '../schemas/me.js';
-import { storeUrls } from '../urls.js';
+import { StoreInfo } from '../../contract/schemas/me.js';
+import { storeUrls } from '../../contract/urls.js';
 import type { z } from 'zod';
 
 /** GET /me: the first call of an integration. */

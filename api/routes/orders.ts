@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError, notFound } from '../errors.js';
+import { ApiError, notFound } from '../../contract/errors.js';
 import { defineRoute } from '../route.js';
 import {
   ArchiveResult,
@@ -12,7 +12,7 @@ import {
   OrderListQuery,
   OrderPatch,
   UpsertResult,
-} from '../schemas/orders.js';
+} from '../../contract/schemas/orders.js';
 import { archiveOrder, patchOrder } from '../../services/orders/change.js';
 import { findOrderRow, listOrders } from '../../services/orders/read.js';
 import { presentOrder } from '../../services/orders/present.js';

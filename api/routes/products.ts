@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { notFound } from '../errors.js';
+import { notFound } from '../../contract/errors.js';
 import { defineRoute } from '../route.js';
-import { CategoryList, ProductEnvelope, ProductIdParams, ProductList, ProductListQuery } from '../schemas/products.js';
+import { CategoryList, ProductEnvelope, ProductIdParams, ProductList, ProductListQuery } from '../../contract/schemas/products.js';
 import { presentProduct } from '../../services/catalog/product-row.js';
 import { findLiveProduct, listCategories, listProducts, publishedStore } from '../../services/catalog/read.js';
 

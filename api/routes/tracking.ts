@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../../contract/errors.js';
 import { defineRoute } from '../route.js';
-import { TrackingQuery, TrackingResult } from '../schemas/tracking.js';
+import { TrackingQuery, TrackingResult } from '../../contract/schemas/tracking.js';
 import { trackByNumber, type TrackingOutcome } from '../../services/tracking/lookup.js';
 
 const DESCRIPTION = [

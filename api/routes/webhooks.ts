@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { defineRoute } from '../route.js';
-import { WebhookCreate, WebhookCreated, WebhookDeleted, WebhookIdParams, WebhookList } from '../schemas/webhooks.js';
+import { WebhookCreate, WebhookCreated, WebhookDeleted, WebhookIdParams, WebhookList } from '../../contract/schemas/webhooks.js';
 import { createEndpoint, deleteEndpoint, listEndpoints, MAX_ENDPOINTS_PER_STORE } from '../../services/webhooks/endpoints.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../../contract/errors.js';
 
 /** Webhook endpoints: GET/POST /webhooks, DELETE /webhooks/{id}. */
 export async function webhookRoutes(app: FastifyInstance) {

@@ -13,7 +13,7 @@ const requestsPerMinute = Number(process.env.REQUESTS_PER_MINUTE ?? 300);
 // Same size as the service's pool (db/orm.ts).
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 
-// Copied from api/auth/lookup.ts (KEY_AND_COUNT): the same text, $n placeholders included.
+// Copied from services/auth/keys.ts (KEY_AND_COUNT): the same text, $n placeholders included.
 const KEY_AND_COUNT_SQL = `
 with k as (
   select k.id, k.kind, k.scopes, k.origins, k.connection_id, k.store_id,

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { z } from '../../api/zod.js';
+import { z } from '../../contract/zod.js';
 import { UsageError, type Command } from './command.js';
 
 export type Invocation = { help: true } | { help: false; command: Command; input: unknown };

@@ -1,4 +1,4 @@
-import type { z } from '../../api/zod.js';
+import type { z } from '../../contract/zod.js';
 import type { AdminContext } from './context.js';
 
 /** A wrong command line: exit 2, with the usage of the command when it is known. */

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
-import type { Config } from '../../api/config.js';
+import type { Config } from '../../config/env.js';
 import { readEmbeddedUrl } from '../../db/embedded-url.js';
 import { migrate, ormConfig } from '../../db/orm.js';
 import { CommandError } from './command.js';

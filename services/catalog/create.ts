@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { z } from '../../api/zod.js';
+import { z } from '../../contract/zod.js';
 import { duplicateVariant, PRODUCT_TYPES } from '../../domain/catalog.js';
 import { toNumericString, toUnits } from '../../domain/money.js';
 import { cleanMultiline, cleanText } from '../../domain/text.js';

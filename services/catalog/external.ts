@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ExternalProductInput } from '../../api/schemas/external-products.js';
+import { ExternalProductInput } from '../../contract/schemas/external-products.js';
 import { toNumericString, toUnits } from '../../domain/money.js';
 import { cleanMultiline, cleanText } from '../../domain/text.js';
 

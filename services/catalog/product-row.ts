@@ -1,5 +1,5 @@
-import type { Product } from '../../api/schemas/products.js';
-import { productPageUrl } from '../../api/pages/paths.js';
+import type { Product } from '../../contract/schemas/products.js';
+import { productPageUrl } from '../../contract/urls.js';
 import type { CartProduct } from '../../domain/cart.js';
 import { isInStock, shownStock, type ProductType, type Variant, type VariantOptions } from '../../domain/catalog.js';
 import { toNumericString, toUnits } from '../../domain/money.js';

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Principal } from '../../api/auth/lookup.js';
-import { ApiError } from '../../api/errors.js';
-import type { ProductListQuery } from '../../api/schemas/products.js';
+import type { Principal } from '../../contract/principal.js';
+import { ApiError } from '../../contract/errors.js';
+import type { ProductListQuery } from '../../contract/schemas/products.js';
 import { keysetPage } from '../../db/keyset-page.js';
 import { PRODUCT_COLUMNS, presentProduct, type ProductRow, type StoreFacts } from './product-row.js';
 

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PricedCart } from '../../domain/cart.js';
 import { fromUnits, toNumericString } from '../../domain/money.js';
-import type { StoredItem } from '../../domain/order-record.js';
+import type { StoredItem } from '../orders/order-record.js';
 import { inferPaymentStatus, paymentMethodOf } from '../../domain/payment.js';
 import { assessCodRisk, phoneKey } from '../../domain/risk.js';
 import type { Shopper } from '../../domain/shopper-form.js';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Principal } from '../../api/auth/lookup.js';
-import { ApiError } from '../../api/errors.js';
-import { cartPageUrl } from '../../api/pages/paths.js';
-import type { CheckoutSessionRequest } from '../../api/schemas/checkout.js';
+import type { Principal } from '../../contract/principal.js';
+import { ApiError } from '../../contract/errors.js';
+import { cartPageUrl } from '../../contract/urls.js';
+import type { CheckoutSessionRequest } from '../../contract/schemas/checkout.js';
 import type { CartLine } from '../../domain/cart.js';
 import { newCheckoutToken } from '../../domain/checkout-token.js';
 import { OUTBOX_CHANNEL, OUTBOX_COLUMNS, OUTBOX_RECORD, outboxRow } from '../../db/outbox.js';

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiError } from '../../api/errors.js';
+import { ApiError } from '../../contract/errors.js';
 import { enqueueHandOffs } from '../../db/outbox.js';
 import { sealSecret } from '../../domain/secret-box.js';
 import { shopHost } from '../../domain/shop-host.js';

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiError } from '../../api/errors.js';
+import { ApiError } from '../../contract/errors.js';
 import type { TargetPolicy } from '../../domain/address-check.js';
 import { shopHost } from '../../domain/shop-host.js';
 import { checkTarget, type Resolver } from '../outbound/target.js';

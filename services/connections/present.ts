@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { storeUrls } from '../../api/urls.js';
+import { storeUrls } from '../../contract/urls.js';
 
 export interface ConnectionRow {
   id: string;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { wakeLane } from '../../db/lanes.js';
 import { workflowIds } from '../../workflows/definitions.js';
-import type { Order } from '../../api/schemas/orders.js';
+import type { Order } from '../../contract/schemas/orders.js';
 
 /** Statuses a connected shop is told about; cancelling stays the platform's business. */
 const UPDATE_STATUSES = new Set(['shipped', 'out_for_delivery', 'completed']);

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiError, notFound } from '../../api/errors.js';
-import type { OrderPatch } from '../../api/schemas/orders.js';
+import { ApiError, notFound } from '../../contract/errors.js';
+import type { OrderPatch } from '../../contract/schemas/orders.js';
 import { eventsForChange } from '../../domain/order-events.js';
 import { canTransition } from '../../domain/order-status.js';
 import { inferPaymentStatus } from '../../domain/payment.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Order } from '../../api/schemas/orders.js';
+import type { Order } from '../../contract/schemas/orders.js';
 import { executeBound } from '../../db/bound.js';
 import { laneNotify, laneWakeUpCtes } from '../../db/lanes.js';
 import { outboxRow } from '../../db/outbox.js';

@@ -1,6 +1,6 @@
-import type { Order } from '../../api/schemas/orders.js';
-import { orderTrackingPageUrl } from '../../api/urls.js';
-import type { StoredItem } from '../../domain/order-record.js';
+import type { Order } from '../../contract/schemas/orders.js';
+import { orderTrackingPageUrl } from '../../contract/urls.js';
+import type { StoredItem } from './order-record.js';
 import type { OrderSource, OrderStatus } from '../../domain/order-status.js';
 import type { PaymentStatus } from '../../domain/payment.js';
 

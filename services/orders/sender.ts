@@ -1,4 +1,4 @@
-import type { Principal } from '../../api/auth/lookup.js';
+import type { Principal } from '../../contract/principal.js';
 import { defaultStatusKind } from '../../domain/order-status.js';
 import type { OrderEditor } from './change.js';
 import type { OrderSender } from './upsert.js';

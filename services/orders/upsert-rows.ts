@@ -1,7 +1,7 @@
 // The rows an upsert writes: earlier orders of a phone, the row for one input, and the one INSERT … ON CONFLICT.
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { paymentMethod, resolvePaymentStatus, resolveStatus, type OrderFacts } from '../../domain/order-record.js';
+import { paymentMethod, resolvePaymentStatus, resolveStatus, type OrderFacts } from './order-record.js';
 import { assessCodRisk } from '../../domain/risk.js';
 import type { OrderRow } from './present.js';
 import type { OrderSender } from './upsert.js';

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { OrderInput, type UpsertResult } from '../../api/schemas/orders.js';
+import { OrderInput, type UpsertResult } from '../../contract/schemas/orders.js';
 import { eventsForChange } from '../../domain/order-events.js';
-import { orderFacts, unchangedReason, type OrderFacts } from '../../domain/order-record.js';
+import { orderFacts, unchangedReason, type OrderFacts } from './order-record.js';
 import type { OrderSource, StatusKind } from '../../domain/order-status.js';
 import { presentOrder, type OrderRow } from './present.js';
 import { recordOrderEvents, type NewOrderEvent, type StatusLine } from './events.js';

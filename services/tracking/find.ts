@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { numbered, prepared, runPrepared } from '../../db/prepared.js';
-import type { StoredItem } from '../../domain/order-record.js';
+import type { StoredItem } from '../orders/order-record.js';
 import type { OrderSource, OrderStatus } from '../../domain/order-status.js';
 import { orderNumberKey, orderNumberVariants } from '../../domain/tracking-contact.js';
 

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { TrackingResult } from '../../api/schemas/tracking.js';
+import type { TrackingResult } from '../../contract/schemas/tracking.js';
 import { orderNumberKey } from '../../domain/tracking-contact.js';
 import { decideTracking } from '../../domain/tracking-decision.js';
 import { findById, findByNumber, lockoutKeyOf, type TrackingRow } from './find.js';

@@ -1,4 +1,4 @@
-import type { TrackingResult } from '../../api/schemas/tracking.js';
+import type { TrackingResult } from '../../contract/schemas/tracking.js';
 import type { TrackingRow } from './find.js';
 
 const iso = (value: Date | string) => new Date(value).toISOString();

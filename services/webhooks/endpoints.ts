@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiError, notFound } from '../../api/errors.js';
+import { ApiError, notFound } from '../../contract/errors.js';
 import { sealSecret } from '../../domain/secret-box.js';
 import { generateWebhookSecret } from '../../domain/webhook-signature.js';
 import type { TargetPolicy } from '../../domain/address-check.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { ENDPOINTS, type Access, type Endpoint } from '../../api/access.js';
-import { ERROR_CODES } from '../../api/errors.js';
+import { ERROR_CODES } from '../../contract/errors.js';
 import { SCOPES } from '../../domain/scopes.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/app.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';

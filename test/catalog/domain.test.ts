@@ -4,7 +4,7 @@ import { describeOptions, duplicateVariant, findVariant, isInStock, sameOptions,
 import { isWellFormedToken, newCheckoutToken } from '../../domain/checkout-token.js';
 import { toUnits } from '../../domain/money.js';
 import { validateShopperForm } from '../../domain/shopper-form.js';
-import { formatMoney } from '../../api/pages/format.js';
+import { formatMoney } from '../../web/format.js';
 
 const product = (id: string, over: Partial<CartProduct> = {}): CartProduct => ({
   id, name: id, archived: false, price: toUnits(1), deliveryFee: null, stock: null, variants: [], sku: null, imageUrl: null, ...over,

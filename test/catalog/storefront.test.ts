@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PAGE_HEADERS } from '../../api/pages/html.js';
+import { PAGE_HEADERS } from '../../web/html.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
 import { addProduct, addProducts, api, pathOf, sql } from './fixtures.js';

@@ -2,7 +2,7 @@
 // owner A's store, key, webhook, delivery, order and connection ids, answers 404 and changes nothing.
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dashboardPages } from '../../api/pages/dashboard/index.js';
+import { dashboardPages } from '../../web/dashboard/index.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/receiver.js';
 import { addKey, createTestConnection } from '../helpers/store.js';

@@ -10,10 +10,10 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../../api/app.js';
-import { loadConfig, type ResolvedConfig } from '../../api/config.js';
+import { loadConfig, type ResolvedConfig } from '../../config/env.js';
 import { ENDPOINTS } from '../../api/access.js';
-import { ERROR_STATUS } from '../../api/errors.js';
-import { createLogger } from '../../api/logger.js';
+import { ERROR_STATUS } from '../../contract/errors.js';
+import { createLogger } from '../../config/logger.js';
 import { openOrm } from '../../db/orm.js';
 import { approveConnection } from '../../services/connections/codes.js';
 import { revokeKey } from '../../services/stores.js';

@@ -4,8 +4,8 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { inject } from 'vitest';
 import { buildApp } from '../../api/app.js';
-import { loadConfig, type ResolvedConfig } from '../../api/config.js';
-import { createLogger } from '../../api/logger.js';
+import { loadConfig, type ResolvedConfig } from '../../config/env.js';
+import { createLogger } from '../../config/logger.js';
 import { openOrm } from '../../db/orm.js';
 import { freePort } from '../../db/embedded.js';
 import { createTemporalClient, type TemporalHandle } from '../../temporal/client.js';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { hashKey, KEY_LIKE } from '../../domain/api-keys.js';
 import { openSecret } from '../../domain/secret-box.js';
 import { approveConnection } from '../../services/connections/codes.js';
-import { decodeKey } from '../../api/config.js';
+import { decodeKey } from '../../config/env.js';
 import { sql } from '../catalog/fixtures.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/app.js';
 import { eventually, startReceiver } from '../helpers/receiver.js';

@@ -1,7 +1,7 @@
 // The public tracking pages, through inject(): the order's page and the store's page.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestApp } from '../helpers/app.js';
-import { PAGE_HEADERS } from '../../api/pages/html.js';
+import { PAGE_HEADERS } from '../../web/html.js';
 import { createOrder, nextNumber, postForm, SHOPPER, trackingStore, type TrackingStore } from './fixtures.js';
 
 let t: TestApp;

@@ -3,7 +3,7 @@
 // the machine.
 import { createSocket, type Socket } from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../api/errors.js';
+import { ApiError } from '../../contract/errors.js';
 import { createSystemResolver, RESOLVE_DEADLINE_MS, type Resolver } from '../../services/outbound/target.js';
 import { createEndpoint } from '../../services/webhooks/endpoints.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';

@@ -1,4 +1,4 @@
-import { z } from '../../../api/zod.js';
+import { z } from '../../../contract/zod.js';
 import { approveConnection, PlanLimitError, PLATFORMS } from '../../../services/connections/codes.js';
 import { findConnection } from '../../../services/connections/present.js';
 import { listUpdates, presentUpdate, replayUpdates } from '../../../services/connections/updates.js';

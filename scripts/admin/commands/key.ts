@@ -1,4 +1,4 @@
-import { z } from '../../../api/zod.js';
+import { z } from '../../../contract/zod.js';
 import { KEY_KINDS } from '../../../db/entities/api-key.js';
 import { SCOPES } from '../../../domain/scopes.js';
 import { createKey, normalizeOrigin, revokeKey } from '../../../services/stores.js';

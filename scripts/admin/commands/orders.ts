@@ -1,4 +1,4 @@
-import { z } from '../../../api/zod.js';
+import { z } from '../../../contract/zod.js';
 import { presentOrder, type OrderRow } from '../../../services/orders/present.js';
 import { idOption } from '../args.js';
 import { CommandError, defineCommand, fields, UsageError } from '../command.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { z } from '../../../api/zod.js';
+import { z } from '../../../contract/zod.js';
 import { Store } from '../../../db/entities/store.js';
 import { findOwnerByEmail, signUp } from '../../../services/accounts/owners.js';
 import { addOwnerToStore } from '../../../services/accounts/stores.js';

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { z } from '../../../api/zod.js';
+import { z } from '../../../contract/zod.js';
 import { insertProducts, NewProduct } from '../../../services/catalog/create.js';
 import { presentProduct } from '../../../services/catalog/product-row.js';
 import { findStore } from '../../../services/catalog/read.js';

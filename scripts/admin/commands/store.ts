@@ -1,6 +1,6 @@
-import type { Config } from '../../../api/config.js';
-import { storeUrls } from '../../../api/urls.js';
-import { z } from '../../../api/zod.js';
+import type { Config } from '../../../config/env.js';
+import { storeUrls } from '../../../contract/urls.js';
+import { z } from '../../../contract/zod.js';
 import type { ApiKey } from '../../../db/entities/api-key.js';
 import type { Store } from '../../../db/entities/store.js';
 import { STORE_MODES, STORE_PLANS } from '../../../domain/store.js';

@@ -1,4 +1,4 @@
-import { z } from '../../../api/zod.js';
+import { z } from '../../../contract/zod.js';
 import { Store } from '../../../db/entities/store.js';
 import { listDeliveries, replayDelivery } from '../../../services/webhooks/deliveries.js';
 import { workflowIds } from '../../../workflows/definitions.js';

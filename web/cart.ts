@@ -1,14 +1,14 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { toUnits } from '../../domain/money.js';
-import { validateShopperForm } from '../../domain/shopper-form.js';
-import { priceLines } from '../../services/checkout/cart.js';
-import { placeCartOrder } from '../../services/checkout/place.js';
-import { findCartSession, type CartSession } from '../../services/checkout/session-row.js';
-import { findOrderRow } from '../../services/orders/read.js';
-import { presentOrder } from '../../services/orders/present.js';
+import { toUnits } from '../domain/money.js';
+import { validateShopperForm } from '../domain/shopper-form.js';
+import { priceLines } from '../services/checkout/cart.js';
+import { placeCartOrder } from '../services/checkout/place.js';
+import { findCartSession, type CartSession } from '../services/checkout/session-row.js';
+import { findOrderRow } from '../services/orders/read.js';
+import { presentOrder } from '../services/orders/present.js';
 import { renderCart, renderClosed, renderConfirmation } from './cart-views.js';
 import { formatMoney, sendPage, useHtmlErrors } from './format.js';
-import { cartConfirmationUrl, cartPageUrl } from './paths.js';
+import { cartConfirmationUrl, cartPageUrl } from '../contract/urls.js';
 
 type Params = { slug: string; token: string };
 const unmetered = { config: { unmetered: true } };

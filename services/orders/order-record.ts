@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { OrderInput } from '../api/schemas/orders.js';
-import { toNumericString, toUnits } from './money.js';
-import { applyDeliveryFacts, interpretStatus, type OrderStatus, type StatusKind } from './order-status.js';
-import { inferPaymentStatus, paymentMethodOf, paymentStatusFromInput, type PaymentStatus } from './payment.js';
-import { phoneKey } from './risk.js';
-import { cleanMultiline, cleanText } from './text.js';
+import type { OrderInput } from '../../contract/schemas/orders.js';
+import { toNumericString, toUnits } from '../../domain/money.js';
+import { applyDeliveryFacts, interpretStatus, type OrderStatus, type StatusKind } from '../../domain/order-status.js';
+import { inferPaymentStatus, paymentMethodOf, paymentStatusFromInput, type PaymentStatus } from '../../domain/payment.js';
+import { phoneKey } from '../../domain/risk.js';
+import { cleanMultiline, cleanText } from '../../domain/text.js';
 
 /** Line items kept per order (spec Limits). */
 export const MAX_ITEMS = 200;

@@ -1,5 +1,5 @@
-import { progressLine, STATUS_LABELS } from '../../domain/tracking-progress.js';
-import type { TrackingResult } from '../schemas/tracking.js';
+import { progressLine, STATUS_LABELS } from '../domain/tracking-progress.js';
+import type { TrackingResult } from '../contract/schemas/tracking.js';
 import { html, page, type SafeHtml } from './html.js';
 
 const CONTACT_LABEL = 'Last 4 digits of your phone number, or your email';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DEFAULT_SECRET_SCOPES, GRANTABLE_SECRET_SCOPES, LEGACY_SCOPES, PUBLISHABLE_SCOPES, type KeyKindInput } from '../../../domain/scopes.js';
-import { createKey, findStoreWithKeys, normalizeOrigin } from '../../../services/stores.js';
-import { revokeStoreKey } from '../../../services/dashboard/scoped.js';
+import { DEFAULT_SECRET_SCOPES, GRANTABLE_SECRET_SCOPES, LEGACY_SCOPES, PUBLISHABLE_SCOPES, type KeyKindInput } from '../../domain/scopes.js';
+import { createKey, findStoreWithKeys, normalizeOrigin } from '../../services/stores.js';
+import { revokeStoreKey } from '../../services/dashboard/scoped.js';
 import { html, type SafeHtml } from '../html.js';
 import { formOf } from './guard.js';
 import { sendStorePage, storePath } from './layout.js';

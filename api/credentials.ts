@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { KEY_LIKE } from '../../domain/api-keys.js';
-import { ApiError } from '../errors.js';
+import { KEY_LIKE } from '../domain/api-keys.js';
+import { ApiError } from '../contract/errors.js';
 
 /** The key from `Authorization: Bearer …` or `X-Api-Key: …`, or undefined when neither is sent. */
 export function keyFromHeaders(request: FastifyRequest): string | undefined {

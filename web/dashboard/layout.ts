@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { listOwnedStores } from '../../../services/accounts/stores.js';
+import { listOwnedStores } from '../../services/accounts/stores.js';
 import { html, type SafeHtml } from '../html.js';
 import { flash, sendPage, type PageOptions } from './render.js';
 import { csrfField } from './session.js';

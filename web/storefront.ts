@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { decodeCursor } from '../../domain/cursor.js';
-import { presentProduct } from '../../services/catalog/product-row.js';
-import { findLiveProduct, findStore, listProducts } from '../../services/catalog/read.js';
-import { storeUrls } from '../urls.js';
+import { decodeCursor } from '../domain/cursor.js';
+import { presentProduct } from '../services/catalog/product-row.js';
+import { findLiveProduct, findStore, listProducts } from '../services/catalog/read.js';
+import { storeUrls } from '../contract/urls.js';
 import { sendPage, useHtmlErrors } from './format.js';
 import { renderClosed } from './cart-views.js';
 import { renderProduct, renderStorefront } from './storefront-views.js';

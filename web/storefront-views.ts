@@ -1,8 +1,8 @@
 // The storefront's views: the product list and one product's page. Text is escaped by html``.
-import type { Product } from '../schemas/products.js';
-import { PRODUCT_TYPE_MEANINGS } from '../../domain/catalog.js';
-import { toUnits } from '../../domain/money.js';
-import type { StoreFacts } from '../../services/catalog/product-row.js';
+import type { Product } from '../contract/schemas/products.js';
+import { PRODUCT_TYPE_MEANINGS } from '../domain/catalog.js';
+import { toUnits } from '../domain/money.js';
+import type { StoreFacts } from '../services/catalog/product-row.js';
 import { formatMoney } from './format.js';
 import { html, page, raw } from './html.js';
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CONNECTED_SHOPS_PER_PLAN } from '../../../domain/store.js';
-import { createOwnedStore, findOwnedStore, listOwnedStores } from '../../../services/accounts/stores.js';
-import { storeCounts } from '../../../services/dashboard/scoped.js';
-import { storeUrls } from '../../urls.js';
+import { CONNECTED_SHOPS_PER_PLAN } from '../../domain/store.js';
+import { createOwnedStore, findOwnedStore, listOwnedStores } from '../../services/accounts/stores.js';
+import { storeCounts } from '../../services/dashboard/scoped.js';
+import { storeUrls } from '../../contract/urls.js';
 import { html } from '../html.js';
 import { formOf } from './guard.js';
 import { sendAccountPage, sendStorePage, storePath } from './layout.js';

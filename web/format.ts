@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { toNumericString } from '../../domain/money.js';
-import { toApiError } from '../plugins/error-handler.js';
+import { toNumericString } from '../domain/money.js';
+import { pageError } from './errors.js';
 import { html, page, PAGE_HEADERS } from './html.js';
 
 /** An amount for people, exact: at least 2 decimals, up to 4 when they matter, thousands grouped ("1,234.50 USD"). */
@@ -19,7 +19,7 @@ export function sendPage(reply: FastifyReply, status: number, body: string) {
 /** Within a page plugin: failures answer an HTML page (never the API's JSON envelope) that reveals nothing on a 500. */
 export function useHtmlErrors(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
-    const error = toApiError(err, request);
+    const error = pageError(err, request);
     const [title, message] = error.status >= 500 ? ['Sorry', 'Something went wrong on our side. Please try again in a moment.'] : ['This request cannot be handled', error.message];
     return sendPage(reply, error.status, page(title, html`<h1>${title}</h1><p>${message}</p>`));
   });

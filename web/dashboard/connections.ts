@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { shopHost } from '../../../domain/shop-host.js';
-import { connectionAllowance, PlanLimitError, PLATFORMS, type Platform } from '../../../services/connections/codes.js';
-import { presentConnection } from '../../../services/connections/present.js';
-import { listUpdates, replayUpdates } from '../../../services/connections/updates.js';
-import { createManualConnection, disconnectFromDashboard, findStoreConnection, listStoreConnections } from '../../../services/dashboard/connections.js';
+import { shopHost } from '../../domain/shop-host.js';
+import { connectionAllowance, PlanLimitError, PLATFORMS, type Platform } from '../../services/connections/codes.js';
+import { presentConnection } from '../../services/connections/present.js';
+import { listUpdates, replayUpdates } from '../../services/connections/updates.js';
+import { createManualConnection, disconnectFromDashboard, findStoreConnection, listStoreConnections } from '../../services/dashboard/connections.js';
 import { html } from '../html.js';
 import { formOf } from './guard.js';
 import { sendStorePage, storePath } from './layout.js';

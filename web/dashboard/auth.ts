@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { MIN_PASSWORD_LENGTH } from '../../../domain/password.js';
-import { checkCredentials, normalizeEmail, signUp } from '../../../services/accounts/owners.js';
-import { clearEmailFailures, recordAttempt, signInBuckets, THROTTLE, throttledFor } from '../../../services/accounts/throttle.js';
+import { MIN_PASSWORD_LENGTH } from '../../domain/password.js';
+import { checkCredentials, normalizeEmail, signUp } from '../../services/accounts/owners.js';
+import { clearEmailFailures, recordAttempt, signInBuckets, THROTTLE, throttledFor } from '../../services/accounts/throttle.js';
 import { html, type SafeHtml } from '../html.js';
 import { formOf } from './guard.js';
 import { flash, sendPage } from './render.js';

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CONNECTED_SHOPS_PER_PLAN } from '../../domain/store.js';
-import { connectReturnUrl, parseConnectRequest, type ConnectRequest } from '../../domain/connect-request.js';
-import { createOwnedStore, findOwnedStore, listOwnedStores } from '../../services/accounts/stores.js';
-import { approveConnection, connectionAllowance, PlanLimitError } from '../../services/connections/codes.js';
+import { CONNECTED_SHOPS_PER_PLAN } from '../domain/store.js';
+import { connectReturnUrl, parseConnectRequest, type ConnectRequest } from '../domain/connect-request.js';
+import { createOwnedStore, findOwnedStore, listOwnedStores } from '../services/accounts/stores.js';
+import { approveConnection, connectionAllowance, PlanLimitError } from '../services/connections/codes.js';
 import { html, type SafeHtml } from './html.js';
 import { signInForm, signUpForm } from './dashboard/auth.js';
 import { formOf } from './dashboard/guard.js';

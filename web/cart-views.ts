@@ -1,8 +1,8 @@
 // The cart page's views: the cart with its delivery form, and the pages a closed cart shows instead.
-import type { PricedCart } from '../../domain/cart.js';
-import { toNumericString } from '../../domain/money.js';
-import { SHOPPER_FIELDS, type ShopperField } from '../../domain/shopper-form.js';
-import type { CartSession } from '../../services/checkout/session-row.js';
+import type { PricedCart } from '../domain/cart.js';
+import { toNumericString } from '../domain/money.js';
+import { SHOPPER_FIELDS, type ShopperField } from '../domain/shopper-form.js';
+import type { CartSession } from '../services/checkout/session-row.js';
 import { formatMoney } from './format.js';
 import { html, page, type SafeHtml } from './html.js';
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { RATE_LIMITS } from '../../../domain/rate-limits.js';
-import { CONNECTED_SHOPS_PER_PLAN, STORE_MODES, STORE_PLANS } from '../../../domain/store.js';
-import { parseSettings, saveStoreSettings } from '../../../services/dashboard/settings.js';
-import { storeUrls } from '../../urls.js';
+import { RATE_LIMITS } from '../../domain/rate-limits.js';
+import { CONNECTED_SHOPS_PER_PLAN, STORE_MODES, STORE_PLANS } from '../../domain/store.js';
+import { parseSettings, saveStoreSettings } from '../../services/dashboard/settings.js';
+import { storeUrls } from '../../contract/urls.js';
 import { html } from '../html.js';
 import { formOf } from './guard.js';
 import { sendStorePage, storePath } from './layout.js';

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ANONYMOUS_PER_IP, isOverLimit, rateLimitState } from '../../domain/rate-limits.js';
-import { findStoreBySlug } from '../../services/tracking/find.js';
-import { trackById, trackByNumber, type TrackingOutcome } from '../../services/tracking/lookup.js';
-import { countAnonymous } from '../auth/lookup.js';
-import { toApiError } from '../plugins/error-handler.js';
-import { orderTrackingPageUrl } from '../urls.js';
+import { ANONYMOUS_PER_IP, isOverLimit, rateLimitState } from '../domain/rate-limits.js';
+import { findStoreBySlug } from '../services/tracking/find.js';
+import { trackById, trackByNumber, type TrackingOutcome } from '../services/tracking/lookup.js';
+import { countAnonymous } from '../services/auth/keys.js';
+import { pageError } from './errors.js';
+import { orderTrackingPageUrl } from '../contract/urls.js';
 import { PAGE_HEADERS } from './html.js';
 import { contactForm, messagePage, storeForm, trackingView } from './tracking-view.js';
 
@@ -36,7 +36,7 @@ export async function trackingPages(app: FastifyInstance) {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
   app.setErrorHandler((err, request, reply) => {
-    const error = toApiError(err, request);
+    const error = pageError(err, request);
     const text = error.status < 500 ? 'This request could not be read.' : 'Please try again shortly.';
     return send(reply, error.status, messagePage('Something went wrong', text), error.headers);
   });

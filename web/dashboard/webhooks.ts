@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ORDER_EVENT_TYPES } from '../../../domain/order-events.js';
-import { replayStoreDelivery } from '../../../services/dashboard/scoped.js';
-import { listDeliveries, type DeliveryView } from '../../../services/webhooks/deliveries.js';
-import { createEndpoint, deleteEndpoint, listEndpoints } from '../../../services/webhooks/endpoints.js';
-import { ApiError } from '../../errors.js';
+import { ORDER_EVENT_TYPES } from '../../domain/order-events.js';
+import { replayStoreDelivery } from '../../services/dashboard/scoped.js';
+import { listDeliveries, type DeliveryView } from '../../services/webhooks/deliveries.js';
+import { createEndpoint, deleteEndpoint, listEndpoints } from '../../services/webhooks/endpoints.js';
+import { ApiError } from '../../contract/errors.js';
 import { html, type SafeHtml } from '../html.js';
 import { formOf } from './guard.js';
 import { sendStorePage, storePath } from './layout.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { toApiError } from '../../plugins/error-handler.js';
+import { pageError } from '../errors.js';
 import { connectPages } from '../connect.js';
 import { authPages } from './auth.js';
 import { connectionPages } from './connections.js';
@@ -23,7 +23,7 @@ export async function dashboardPages(app: FastifyInstance) {
   });
   installGuard(app);
   app.setErrorHandler((err, request, reply) => {
-    const error = toApiError(err, request);
+    const error = pageError(err, request);
     if (error.headers) reply.headers(error.headers);
     const title = error.status >= 500 ? 'Something went wrong' : 'This request cannot be used';
     return sendMessage(reply, error.status, title, error.status >= 500 ? `${error.message} (request ${request.id})` : error.message);

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { csrfToken } from '../../../domain/csrf.js';
-import { sessionIdOf, signToken, verifySignedToken } from '../../../domain/session-token.js';
-import { deriveSubKey } from '../../../domain/sub-key.js';
-import { createSession, endSession, findSession, SESSION_ABSOLUTE_SECONDS, type OwnerSession } from '../../../services/accounts/sessions.js';
+import { csrfToken } from '../../domain/csrf.js';
+import { sessionIdOf, signToken, verifySignedToken } from '../../domain/session-token.js';
+import { deriveSubKey } from '../../domain/sub-key.js';
+import { createSession, endSession, findSession, SESSION_ABSOLUTE_SECONDS, type OwnerSession } from '../../services/accounts/sessions.js';
 import { html, type SafeHtml } from '../html.js';
 import { readCookies, setCookie } from './cookies.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { checkCsrfToken, isSameOriginPost } from '../../../domain/csrf.js';
-import { findOwnedStore, type OwnedStore } from '../../../services/accounts/stores.js';
+import { checkCsrfToken, isSameOriginPost } from '../../domain/csrf.js';
+import { findOwnedStore, type OwnedStore } from '../../services/accounts/stores.js';
 import { sendMessage } from './render.js';
 import { clearSessionCookie, csrfBinding, dashboardKeys, hadSessionCookie, loadSession } from './session.js';
 

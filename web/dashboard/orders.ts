@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { ORDER_SOURCES, ORDER_STATUSES } from '../../../domain/order-status.js';
-import { listOrders } from '../../../services/orders/read.js';
-import { OrderListQuery } from '../../schemas/orders.js';
+import { ORDER_SOURCES, ORDER_STATUSES } from '../../domain/order-status.js';
+import { listOrders } from '../../services/orders/read.js';
+import { OrderListQuery } from '../../contract/schemas/orders.js';
 import { html } from '../html.js';
 import { sendStorePage, storePath } from './layout.js';
 import { when } from './render.js';

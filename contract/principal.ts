@@ -1,0 +1,23 @@
+import type { Scope } from '../domain/scopes.js';
+import type { StoreMode, StorePlan } from '../domain/store.js';
+
+/** Who is calling: the key's facts that routes need. */
+export interface Principal {
+  keyId: string;
+  kind: 'secret' | 'publishable' | 'legacy';
+  connectionId: string | null;
+  storeId: string;
+  plan: StorePlan;
+  scopes: Scope[];
+  origins: string[];
+  /** Store facts most routes need, read in the same statement as the key. */
+  storeSlug: string;
+  storeName: string;
+  storeCurrency: string;
+  storeMode: StoreMode;
+  /** Whether the catalogue is open, and the standard delivery fee (decimal text): the catalogue and checkout need no store read. */
+  storePublished: boolean;
+  storeDeliveryFee: string;
+  /** The platform of a connection key's shop; null for other keys. */
+  platform: 'platform_a' | 'platform_b' | null;
+}
