@@ -1,6 +1,6 @@
 import { expireCheckoutBucket } from '../services/checkout/expire.js';
 import type { CheckoutExpiryInput } from '../workflows/definitions.js';
-import type { ActivityDeps } from './index.js';
+import type { ActivityDeps } from './deps.js';
 
 /** Activities of checkout sessions. */
 export function checkoutActivities({ orm }: ActivityDeps) {

@@ -1,7 +1,7 @@
 import { expireCode } from '../services/connections/codes.js';
 import type { PushOutcome } from '../services/connections/push.js';
 import { replayUpdates } from '../services/connections/updates.js';
-import type { ActivityDeps } from './index.js';
+import type { ActivityDeps } from './deps.js';
 import { pushWhileBusy } from './push-lane.js';
 
 /** Activities of connected shops: code expiry and the update push. */

@@ -1,6 +1,6 @@
 import { liftLockoutNow, settleLockout } from '../services/tracking/lockout.js';
 import type { TrackingLockoutInput, TrackingLockoutState } from '../workflows/definitions.js';
-import type { ActivityDeps } from './index.js';
+import type { ActivityDeps } from './deps.js';
 
 /** Activities of the tracking lockout: the workflow's only way to change the lockout's database row. */
 export function trackingActivities({ orm }: Pick<ActivityDeps, 'orm'>) {

@@ -15,7 +15,7 @@ import {
   type LaneDelivery,
 } from '../services/webhooks/lane.js';
 import { workflowIds } from '../workflows/definitions.js';
-import type { ActivityDeps } from './index.js';
+import type { ActivityDeps } from './deps.js';
 import { keepAliveAgents } from '../services/outbound/send.js';
 import { sendWebhook, webhookBody } from './webhook-send.js';
 

@@ -1,7 +1,7 @@
 import { openSecret } from '../domain/secret-box.js';
 import type { PlannedDelivery } from '../services/webhooks/deliveries.js';
 import { claimDeliveries, recordDeliveryResults } from '../services/webhooks/lane.js';
-import type { ActivityDeps } from './index.js';
+import type { ActivityDeps } from './deps.js';
 import { sendWebhook, webhookBody } from './webhook-send.js';
 
 /** Activities of an operator's replay of one webhook delivery. */

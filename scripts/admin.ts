@@ -2,7 +2,8 @@
 // With --json, stdout carries exactly one JSON document on success and nothing on failure.
 import { ConfigError, loadConfig } from '../config/env.js';
 import { parseCommandLine, wantsJson } from './admin/args.js';
-import { CommandError, UsageError, type Command } from './admin/command.js';
+import { type Command } from './admin/command.js';
+import { CommandError, UsageError } from './admin/errors.js';
 import { commands } from './admin/commands/index.js';
 import { openAdminContext } from './admin/context.js';
 

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { z } from '../../contract/zod.js';
-import { UsageError, type Command } from './command.js';
+import { type Command } from './command.js';
+import { UsageError } from './errors.js';
 
 export type Invocation = { help: true } | { help: false; command: Command; input: unknown };
 

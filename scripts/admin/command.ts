@@ -1,15 +1,6 @@
 import type { z } from '../../contract/zod.js';
 import type { AdminContext } from './context.js';
 
-/** A wrong command line: exit 2, with the usage of the command when it is known. */
-export class UsageError extends Error {
-  constructor(message: string, readonly command?: Command) {
-    super(message);
-  }
-}
-/** A well-formed command that cannot be carried out (unknown id, …): exit 1. */
-export class CommandError extends Error {}
-
 /** What a command hands back: one JSON document for --json, and the same facts for people. */
 export interface Output {
   json: unknown;

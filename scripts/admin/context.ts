@@ -4,7 +4,7 @@ import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config/env.js';
 import { readEmbeddedUrl } from '../../db/embedded-url.js';
 import { migrate, ormConfig } from '../../db/orm.js';
-import { CommandError } from './command.js';
+import { CommandError } from './errors.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 

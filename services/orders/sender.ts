@@ -1,7 +1,19 @@
 import type { Principal } from '../../contract/principal.js';
-import { defaultStatusKind } from '../../domain/order-status.js';
+import { defaultStatusKind, type OrderSource, type StatusKind } from '../../domain/order-status.js';
 import type { OrderEditor } from './change.js';
-import type { OrderSender } from './upsert.js';
+
+/** Who is sending orders, as decided by the key (never by the body). */
+export interface OrderSender {
+  storeId: string;
+  storeCurrency: string;
+  /** 'api' for secret keys, the connection id for a connection key: external ids are unique per origin. */
+  origin: string;
+  source: OrderSource;
+  connectionId: string | null;
+  defaultKind: StatusKind;
+  actor: string;
+  publicUrl: string;
+}
 
 /** Who a key speaks for when it sends orders: the source and origin come from the key, never the body. */
 export function orderSenderFor(principal: Principal, publicUrl: string): OrderSender {

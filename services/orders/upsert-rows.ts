@@ -4,7 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { paymentMethod, resolvePaymentStatus, resolveStatus, type OrderFacts } from './order-record.js';
 import { assessCodRisk } from '../../domain/risk.js';
 import type { OrderRow } from './present.js';
-import type { OrderSender } from './upsert.js';
+import type { OrderSender } from './sender.js';
 import { textArray } from '../../db/sql-array.js';
 
 export type PhoneHistory = { ordersWithPhone: number; cancelledWithPhone: number };

@@ -2,23 +2,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { OrderInput, type UpsertResult } from '../../contract/schemas/orders.js';
 import { eventsForChange } from '../../domain/order-events.js';
 import { orderFacts, unchangedReason, type OrderFacts } from './order-record.js';
-import type { OrderSource, StatusKind } from '../../domain/order-status.js';
 import { presentOrder, type OrderRow } from './present.js';
 import { recordOrderEvents, type NewOrderEvent, type StatusLine } from './events.js';
+import type { StatusKind } from '../../domain/order-status.js';
+import type { OrderSender } from './sender.js';
 import { byExternalIdOrder, lockAndInsertNew, phoneHistory, toRow, writeOrders } from './upsert-rows.js';
-
-/** Who is sending orders, as decided by the key (never by the body). */
-export interface OrderSender {
-  storeId: string;
-  storeCurrency: string;
-  /** 'api' for secret keys, the connection id for a connection key: external ids are unique per origin. */
-  origin: string;
-  source: OrderSource;
-  connectionId: string | null;
-  defaultKind: StatusKind;
-  actor: string;
-  publicUrl: string;
-}
 
 export type ItemOutcome =
   | { ok: true; result: UpsertResult; externalId: string }

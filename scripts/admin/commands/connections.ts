@@ -4,7 +4,8 @@ import { findConnection } from '../../../services/connections/present.js';
 import { listUpdates, presentUpdate, replayUpdates } from '../../../services/connections/updates.js';
 import { Store } from '../../../db/entities/store.js';
 import { idOption } from '../args.js';
-import { CommandError, defineCommand, fields } from '../command.js';
+import { defineCommand, fields } from '../command.js';
+import { CommandError } from '../errors.js';
 
 const connectionApprove = defineCommand({
   name: 'connection approve',

@@ -4,7 +4,8 @@ import { SCOPES } from '../../../domain/scopes.js';
 import { createKey, normalizeOrigin, revokeKey } from '../../../services/stores.js';
 import { Store } from '../../../db/entities/store.js';
 import { idOption, listOption } from '../args.js';
-import { CommandError, defineCommand, fields, UsageError } from '../command.js';
+import { defineCommand, fields } from '../command.js';
+import { CommandError, UsageError } from '../errors.js';
 
 const scopes = listOption('scope').superRefine((items, ctx) => {
   const unknown = items.filter((s) => !(SCOPES as readonly string[]).includes(s));

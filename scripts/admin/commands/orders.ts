@@ -1,7 +1,8 @@
 import { z } from '../../../contract/zod.js';
 import { presentOrder, type OrderRow } from '../../../services/orders/present.js';
 import { idOption } from '../args.js';
-import { CommandError, defineCommand, fields, UsageError } from '../command.js';
+import { defineCommand, fields } from '../command.js';
+import { CommandError, UsageError } from '../errors.js';
 
 const ordersShow = defineCommand({
   name: 'orders show',

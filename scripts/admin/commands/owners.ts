@@ -4,7 +4,8 @@ import { Store } from '../../../db/entities/store.js';
 import { findOwnerByEmail, signUp } from '../../../services/accounts/owners.js';
 import { addOwnerToStore } from '../../../services/accounts/stores.js';
 import { idOption } from '../args.js';
-import { CommandError, defineCommand, fields } from '../command.js';
+import { defineCommand, fields } from '../command.js';
+import { CommandError } from '../errors.js';
 
 const ownerAdd = defineCommand({
   name: 'owner add',

@@ -4,7 +4,8 @@ import { insertProducts, NewProduct } from '../../../services/catalog/create.js'
 import { presentProduct } from '../../../services/catalog/product-row.js';
 import { findStore } from '../../../services/catalog/read.js';
 import { idOption } from '../args.js';
-import { CommandError, defineCommand, fields, UsageError } from '../command.js';
+import { defineCommand, fields } from '../command.js';
+import { CommandError, UsageError } from '../errors.js';
 
 /** Progress goes to stderr every this many products (and at the end); one INSERT per chunk. */
 const CHUNK = 100;

@@ -6,7 +6,8 @@ import type { Store } from '../../../db/entities/store.js';
 import { STORE_MODES, STORE_PLANS } from '../../../domain/store.js';
 import { createKey, createStore, findStoreWithKeys, setStorePlan } from '../../../services/stores.js';
 import { idOption } from '../args.js';
-import { CommandError, defineCommand, fields } from '../command.js';
+import { defineCommand, fields } from '../command.js';
+import { CommandError } from '../errors.js';
 
 const plan = z.enum(STORE_PLANS, { error: `must be ${STORE_PLANS.join(' or ')}` });
 

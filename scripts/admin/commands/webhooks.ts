@@ -3,7 +3,8 @@ import { Store } from '../../../db/entities/store.js';
 import { listDeliveries, replayDelivery } from '../../../services/webhooks/deliveries.js';
 import { workflowIds } from '../../../workflows/definitions.js';
 import { idOption } from '../args.js';
-import { CommandError, defineCommand } from '../command.js';
+import { defineCommand } from '../command.js';
+import { CommandError } from '../errors.js';
 
 const webhooksDeliveries = defineCommand({
   name: 'webhooks deliveries',
