@@ -1,10 +1,15 @@
 import { defineConfig } from 'vitest/config';
 
+/** Pure rules: no database, no Temporal, no setup; they run in milliseconds. */
+const UNIT = ['test/domain/**/*.test.ts'];
+/** Headless Chromium against the real service. */
+const BROWSER = ['test/**/browser*.test.ts'];
+
+// `npm test` runs all three projects; `npx vitest run --project unit` runs the pure rules alone.
+// The integration and browser projects share one PostgreSQL database, Temporal dev server and worker
+// (test/global-setup.ts starts them once per run, whichever project asks first).
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: ['test/chaos/**'],
-    globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
     // Real workflows on a shared 2-core machine: generous, since a slow run is not a failed one.
@@ -13,5 +18,13 @@ export default defineConfig({
     teardownTimeout: 30_000,
     reporters: ['default', 'json'],
     outputFile: { json: '.vitest/results.json' },
+    projects: [
+      { extends: true, test: { name: 'unit', include: UNIT } },
+      {
+        extends: true,
+        test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...BROWSER, 'test/chaos/**'], globalSetup: ['test/global-setup.ts'] },
+      },
+      { extends: true, test: { name: 'browser', include: BROWSER, globalSetup: ['test/global-setup.ts'] } },
+    ],
   },
 });

@@ -24,7 +24,26 @@ declare module 'vitest' {
   }
 }
 
+interface Stack {
+  provided: { databaseUrl: string; temporalAddress: string; taskQueue: string; temporalCli: string; logDir: string; secretsKey: string };
+  stop(): Promise<void>;
+}
+
+// Projects that need the stack (integration, browser) each call this in the same main process: the
+// first starts it, the others share it, and the last teardown stops it.
+const shared = globalThis as { storeCommerceStack?: Promise<Stack>; storeCommerceStackUsers?: number };
+
 export default async function setup(project: TestProject) {
+  shared.storeCommerceStackUsers = (shared.storeCommerceStackUsers ?? 0) + 1;
+  const stack = await (shared.storeCommerceStack ??= startStack());
+  for (const [key, value] of Object.entries(stack.provided)) project.provide(key as keyof Stack['provided'], value);
+  return async () => {
+    shared.storeCommerceStackUsers! -= 1;
+    if (shared.storeCommerceStackUsers === 0) await stack.stop();
+  };
+}
+
+async function startStack(): Promise<Stack> {
   const stops: (() => Promise<unknown>)[] = [];
   const logDir = resolve(repoRoot, '.data', 'test-logs');
   mkdirSync(logDir, { recursive: true });
@@ -65,15 +84,11 @@ export default async function setup(project: TestProject) {
   worker.stderr.pipe(workerLog);
   stops.unshift(() => stopChild(worker));
 
-  project.provide('databaseUrl', databaseUrl);
-  project.provide('temporalAddress', temporal.address);
-  project.provide('taskQueue', taskQueue);
-  project.provide('temporalCli', cli);
-  project.provide('logDir', logDir);
-  project.provide('secretsKey', secretsKey);
-
-  return async () => {
-    for (const stop of stops) await stop().catch((err: Error) => console.error(`[test teardown] ${err.message}`));
+  return {
+    provided: { databaseUrl, temporalAddress: temporal.address, taskQueue, temporalCli: cli, logDir, secretsKey },
+    async stop() {
+      for (const stop of stops) await stop().catch((err: Error) => console.error(`[test teardown] ${err.message}`));
+    },
   };
 }
 
