@@ -25,6 +25,7 @@ import { metaRoutes } from './routes/meta.js';
 import { webPages } from '../web/index.js';
 import { createLogger } from '../config/logger.js';
 import { systemResolver, type Resolver } from '../services/outbound/target.js';
+import { answerUnreadableRequest } from './unreadable-request.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -54,6 +55,8 @@ export async function buildApp({ config, orm, temporal, logger, resolve }: AppDe
     bodyLimit: 1_048_576,
     trustProxy: config.trustProxy,
     genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
+    // Requests the HTTP parser cannot read never reach Fastify's routing: the envelope, written on the socket.
+    clientErrorHandler: answerUnreadableRequest,
     // Malformed URLs fail before any hook runs, so this path sets the envelope and headers itself.
     frameworkErrors: (err, request, reply) =>
       sendError(
