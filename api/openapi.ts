@@ -24,6 +24,20 @@ const KEY_WORDS: Record<Access['keys'], string> = {
   none: 'No key.',
 };
 
+/** The operations' groups, in the order the reference shows them. */
+export const TAGS = {
+  Store: 'The store a key belongs to: the first call of an integration.',
+  Orders: 'Order exchange: create or update by external id, list, read, change status and tracking, archive.',
+  Catalogue: "The store's own products and categories, as the storefront shows them.",
+  Checkout: "Checkout sessions: a cart on the service's own page, priced and checked by the service.",
+  Tracking: 'Order tracking by order number, with the contact check for outside orders.',
+  Webhooks: 'Outbound webhook endpoints: signed, one attempt per event.',
+  'External products': "A connected shop's own products, kept apart from the catalogue.",
+  Connection: 'The plugin side of a connected shop: exchange, heartbeat, updates pulled and acknowledged, disconnect.',
+  Service: 'About the service itself.',
+} as const;
+export type Tag = keyof typeof TAGS;
+
 /** The headers spec point 4 puts on every response; documented once under components/headers. */
 const COMMON_HEADERS = {
   'X-Request-Id': { schema: { type: 'string' as const }, description: 'Identifies this request; quote it to support.' },
@@ -95,7 +109,9 @@ export function generateOpenApiDocument(openapi: OpenApi, baseUrl: string) {
         'Store-scoped API for catalogue, checkout, orders, tracking, webhooks and plugin connections. ' +
         'JSON bodies up to 1 MB, dates in ISO 8601 UTC, money as plain decimal numbers. Every response carries ' +
         'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset and Cache-Control: no-store.',
+      license: { name: 'Proprietary: for integrating with Store Commerce', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: baseUrl }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
   });
 }

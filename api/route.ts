@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { ENDPOINTS, type Endpoint } from './access.js';
 import type { ErrorCode } from '../contract/errors.js';
-import { accessWords, errorResponses, successHeaders } from './openapi.js';
+import { accessWords, errorResponses, successHeaders, type Tag } from './openapi.js';
 
 type Schema = z.ZodType | undefined;
 type Out<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
@@ -12,7 +12,7 @@ export interface RouteSpec<B extends Schema, Q extends Schema, P extends Schema>
   operationId: string;
   summary: string;
   description?: string;
-  tag: string;
+  tag: Tag;
   body?: B;
   query?: Q;
   params?: P;

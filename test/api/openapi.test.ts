@@ -76,6 +76,16 @@ describe('the document mirrors the endpoint table', () => {
   });
 });
 
+describe('the document is one a client generator can trust', () => {
+  it('declares every tag an operation uses, each with a description, and names a license', () => {
+    const declared = new Map((doc.tags as Json[]).map((tag) => [tag.name, tag.description]));
+    for (const [endpoint] of built) {
+      for (const tag of operation(endpoint)!.tags as string[]) expect(declared.get(tag), `${endpoint}: tag ${tag}`).toBeTruthy();
+    }
+    expect(doc.info.license?.name).toBeTruthy();
+  });
+});
+
 describe('security: the two ways of sending a key, on every keyed operation', () => {
   it('declares Authorization: Bearer and the X-Api-Key header as security schemes', () => {
     const schemes = Object.values(doc.components.securitySchemes as Json);
