@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { clientKey } from '../../domain/client-address.js';
 
 /** Failed sign-ins allowed per window: per email address, and per client IP (which also caps sign-ups). */
 export const THROTTLE = { windowSeconds: 15 * 60, perEmail: 5, perIp: 20, signUpsPerIp: 30 } as const;
@@ -8,7 +9,7 @@ export type ThrottleBucket = { bucket: string; limit: number };
 /** The buckets a sign-in attempt counts against. */
 export const signInBuckets = (email: string, ip: string): ThrottleBucket[] => [
   { bucket: `email:${email}`, limit: THROTTLE.perEmail },
-  { bucket: `ip:${ip}`, limit: THROTTLE.perIp },
+  { bucket: `ip:${clientKey(ip)}`, limit: THROTTLE.perIp },
 ];
 
 /** Seconds until the attempt may be made again when any bucket is full in its current window; null when allowed. */

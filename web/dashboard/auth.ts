@@ -1,3 +1,4 @@
+import { clientKey } from '../../domain/client-address.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MIN_PASSWORD_LENGTH } from '../../domain/password.js';
 import { checkCredentials, normalizeEmail, signUp } from '../../services/accounts/owners.js';
@@ -83,7 +84,7 @@ export async function authPages(app: FastifyInstance) {
     const form = formOf(request);
     const next = safeNext(form.get('next'));
     const email = form.get('email') ?? '';
-    const bucket = [{ bucket: `signup-ip:${request.ip}`, limit: THROTTLE.signUpsPerIp }];
+    const bucket = [{ bucket: `signup-ip:${clientKey(request.ip)}`, limit: THROTTLE.signUpsPerIp }];
     const wait = await throttledFor(em(), bucket);
     if (wait !== null) {
       reply.header('retry-after', String(wait));
