@@ -1,4 +1,5 @@
 // Owner accounts: sign up, sign in, sign out, the session cookie, session expiry and the sign-in throttle.
+import { randomBytes, scryptSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, randomLoopbackIp, type TestApp } from '../helpers/app.js';
 import { csrfOf, newEmail, PageClient, PASSWORD } from './client.js';
@@ -17,7 +18,7 @@ describe('sign up, sign in, sign out', () => {
     const email = await c.signUp(newEmail('Mixed').replace('mixed', 'MiXeD'));
     const [row] = await db().execute<{ email: string; password_hash: string }[]>(`select email, password_hash from owners where email = ?`, [email.toLowerCase()]);
     expect(row!.email).toBe(email.toLowerCase());
-    expect(row!.password_hash).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    expect(row!.password_hash).toMatch(/^scrypt\$131072\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
     expect(row!.password_hash).not.toContain(PASSWORD);
   });
 
@@ -133,6 +134,26 @@ describe('session expiry', () => {
     expect(seen!.fresh).toBe(true);
     await db().execute(`update owner_sessions set last_seen_at = now() - interval '12 hours 1 minute' where owner_id = ${owner}`);
     expect((await c.get('/dashboard')).statusCode).toBe(303);
+  });
+});
+
+describe('password hashing (issue 16, security review)', () => {
+  it('hashes with scrypt N=2^17, r=8, p=1, and a hash of older parameters still verifies and is renewed on sign-in', async () => {
+    const email = await new PageClient(t).signUp();
+    const [fresh] = await db().execute<{ password_hash: string }[]>(`select password_hash from owners where email = ?`, [email]);
+    expect(fresh!.password_hash).toMatch(/^scrypt\$131072\$8\$1\$/);
+    // An account hashed before (N=2^15): the same format, older parameters.
+    const salt = randomBytes(16);
+    const key = scryptSync(PASSWORD.normalize('NFKC'), salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
+    const legacy = ['scrypt', 2 ** 15, 8, 1, salt.toString('base64url'), key.toString('base64url')].join('$');
+    await db().execute(`update owners set password_hash = ? where email = ?`, [legacy, email]);
+    expect((await new PageClient(t).post('/dashboard/sign-in', { email, password: 'wrong password!' }, { from: '/dashboard/sign-in' })).statusCode).toBe(401);
+    const [still] = await db().execute<{ password_hash: string }[]>(`select password_hash from owners where email = ?`, [email]);
+    expect(still!.password_hash).toBe(legacy);
+    expect((await new PageClient(t).post('/dashboard/sign-in', { email, password: PASSWORD }, { from: '/dashboard/sign-in' })).statusCode).toBe(303);
+    const [renewed] = await db().execute<{ password_hash: string }[]>(`select password_hash from owners where email = ?`, [email]);
+    expect(renewed!.password_hash).toMatch(/^scrypt\$131072\$8\$1\$/);
+    expect((await new PageClient(t).post('/dashboard/sign-in', { email, password: PASSWORD }, { from: '/dashboard/sign-in' })).statusCode).toBe(303);
   });
 });
 
