@@ -48,12 +48,16 @@ export interface AppDeps {
   resolve?: Resolver;
 }
 
+/** Trusts the nearest `hops` addresses (the socket's peer is hop 0): the client is the entry the outermost trusted proxy added. */
+const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
+
 /** Composes the whole HTTP service; does not listen. */
 export async function buildApp({ config, orm, temporal, logger, resolve }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: (logger ?? createLogger(config.logLevel)) as FastifyBaseLogger,
     bodyLimit: 1_048_576,
-    trustProxy: config.trustProxy,
+    // A hop count as a function: this Fastify ignores a numeric trustProxy (it trusts no hop then).
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
     // Requests the HTTP parser cannot read never reach Fastify's routing: the envelope, written on the socket.
     clientErrorHandler: answerUnreadableRequest,

@@ -1,7 +1,44 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const seconds = z.coerce.number().int().positive();
+
+/** What TRUST_PROXY may name besides addresses: proxy-addr's ranges, as Fastify's trustProxy accepts them. */
+const PROXY_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+const isProxyAddress = (entry: string) => {
+  if (PROXY_RANGES.has(entry)) return true;
+  const [address, prefix, extra] = entry.split('/');
+  const family = isIP(address!);
+  if (!family || extra !== undefined) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+};
+
+/**
+ * TRUST_PROXY: `false` (or 0), a number of reverse-proxy hops, or comma-separated proxy addresses/CIDRs.
+ * `true` is refused: trusting every X-Forwarded-For hop lets any client pick the address its limits count.
+ */
+const trustProxy = z
+  .string()
+  .trim()
+  .transform((text, ctx): false | number | string[] => {
+    if (text === 'false' || /^\d+$/.test(text)) return text === 'false' || Number(text) === 0 ? false : Number(text);
+    if (text === 'true') {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'true would trust every X-Forwarded-For hop, so any client could pick its own address; write how many reverse proxies stand in front of the service (TRUST_PROXY=1 behind one) or their addresses as comma-separated CIDRs (TRUST_PROXY=10.0.0.0/8)',
+      });
+      return z.NEVER;
+    }
+    const entries = text.split(',').map((e) => e.trim()).filter(Boolean);
+    const bad = entries.filter((e) => !isProxyAddress(e));
+    if (!entries.length || bad.length) {
+      ctx.addIssue({ code: 'custom', message: `must be false, a number of proxy hops, or comma-separated proxy addresses or CIDRs (not: ${bad.join(', ') || text})` });
+      return z.NEVER;
+    }
+    return entries;
+  });
 
 /** The environment of CONTRACT.md, parsed once at boot; nothing else reads process.env. */
 const EnvSchema = z.object({
@@ -21,7 +58,7 @@ const EnvSchema = z.object({
   ALLOW_LOOPBACK_TARGETS: flag.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().min(1).default('.data'),
-  TRUST_PROXY: flag.default(false),
+  TRUST_PROXY: trustProxy.default(false),
   /** 32 bytes (64 hex characters or base64) that encrypt stored webhook and connection secrets. */
   SECRETS_KEY: z
     .string()
@@ -55,7 +92,8 @@ export interface Config {
   allowLoopbackTargets: boolean;
   logLevel: Env['LOG_LEVEL'];
   dataDir: string;
-  trustProxy: boolean;
+  /** Fastify's trustProxy: false, how many proxy hops to trust, or which proxy addresses; never `true` (every hop). */
+  trustProxy: false | number | string[];
   /** Encrypts secrets at rest; required wherever secrets are stored or used (npm start makes one). */
   secretsKey: Buffer | undefined;
 }

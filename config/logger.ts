@@ -28,7 +28,9 @@ export function createLogger(level: string, destination?: pino.DestinationStream
             .split('?')[0]!
             .replace(new RegExp(KEY_LIKE.source, 'gi'), '[redacted]')
             // A cart's token is its only credential.
-            .replace(/\/cart\/[^/]+/, '/cart/[redacted]'),
+            .replace(/\/cart\/[^/]+/, '/cart/[redacted]')
+            // An order's tracking page id is its credential-like address: whoever has it sees the order.
+            .replace(/\/track\/[^/]+/, '/track/[redacted]'),
           id: req.id,
         }),
         err: pino.stdSerializers.err,

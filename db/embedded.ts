@@ -69,7 +69,7 @@ export async function ensureDatabase(url: string): Promise<void> {
   const name = decodeURIComponent(target.pathname.slice(1));
   const admin = new URL(url);
   admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
+  const client = new pg.Client({ connectionString: admin.toString(), client_encoding: 'UTF8' });
   await client.connect();
   try {
     const found = await client.query('select 1 from pg_database where datname = $1', [name]);

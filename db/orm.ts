@@ -29,7 +29,8 @@ export const ormConfig = ({ databaseUrl, poolMax = 10, debug = false, queryTimeo
     migrations: { migrationsList, snapshot: false, transactional: true, allOrNothing: true, silent: true },
     pool: { min: 0, max: poolMax },
     // A frozen or unreachable PostgreSQL must give a prompt 503, not requests that hang forever.
-    driverOptions: { connectionTimeoutMillis: 5_000, ...(queryTimeoutMs ? { query_timeout: queryTimeoutMs } : {}) },
+    // client_encoding pinned: a server or PGCLIENTENCODING default of another encoding would mangle shoppers' text.
+    driverOptions: { connectionTimeoutMillis: 5_000, client_encoding: 'UTF8', ...(queryTimeoutMs ? { query_timeout: queryTimeoutMs } : {}) },
     debug,
     // Entities are hydrated per request; no metadata cache on disk.
     metadataCache: { enabled: false },
@@ -46,7 +47,7 @@ export async function openOrm(options: OrmOptions): Promise<MikroORM> {
  */
 export async function migrate(databaseUrl: string): Promise<void> {
   // The lock lives on its own session so it guards the migrator whichever pooled connection it uses.
-  const lock = new pg.Client({ connectionString: databaseUrl });
+  const lock = new pg.Client({ connectionString: databaseUrl, client_encoding: 'UTF8' });
   await lock.connect();
   const runner = await openOrm({ databaseUrl, poolMax: 1, queryTimeoutMs: 0 });
   try {

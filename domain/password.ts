@@ -1,7 +1,9 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
-// scrypt is memory-hard: N=2^15, r=8 needs 32 MiB per hash, which makes guessing on GPUs costly.
-const PARAMS = { N: 2 ** 15, r: 8, p: 1 } as const;
+// scrypt is memory-hard: N=2^17, r=8, p=1 (OWASP's current figure) needs 128 MiB per hash, which makes
+// guessing on GPUs costly. Hashes made with older parameters still verify (they travel with the hash)
+// and are replaced on the next successful sign-in (needsRehash).
+const PARAMS = { N: 2 ** 17, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
 /** Passwords shorter than this are refused at sign-up. */
 export const MIN_PASSWORD_LENGTH = 10;
@@ -10,7 +12,7 @@ export const MAX_PASSWORD_LENGTH = 200;
 
 const derive = (password: string, salt: Buffer, params: { N: number; r: number; p: number }, length: number) =>
   new Promise<Buffer>((resolve, reject) => {
-    // maxmem must exceed 128 * N * r bytes (32 MiB here), which is Node's default ceiling.
+    // maxmem must exceed 128 * N * r bytes (128 MiB here); Node's default ceiling is 32 MiB.
     const options: ScryptOptions = { ...params, maxmem: 256 * params.N * params.r };
     scrypt(password.normalize('NFKC'), salt, length, options, (err, key) => (err ? reject(err) : resolve(key)));
   });
@@ -31,6 +33,12 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const expected = Buffer.from(key, 'base64url');
   const actual = await derive(password, Buffer.from(salt, 'base64url'), params, expected.length);
   return expected.length === actual.length && timingSafeEqual(expected, actual);
+}
+
+/** True when a stored hash was made with other parameters than today's: hash the password again once it is known. */
+export function needsRehash(stored: string): boolean {
+  const [scheme, n, r, p] = stored.split('$');
+  return scheme !== 'scrypt' || Number(n) !== PARAMS.N || Number(r) !== PARAMS.r || Number(p) !== PARAMS.p;
 }
 
 let dummy: Promise<string> | undefined;

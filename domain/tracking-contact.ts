@@ -13,6 +13,13 @@ export function orderNumberKey(typed: string): string {
 /** The stored order numbers a key stands for: with and without the leading '#'. */
 export const orderNumberVariants = (key: string): [string, string] => [key, `#${key}`];
 
+/**
+ * The lockout key of an order number, typed or stored: every leading '#' and space dropped. Whatever
+ * spelling reaches an order ("1001", "#1001", "##1001" for a stored "#1001"), the typed text and every
+ * order it matches (orderNumberVariants of its orderNumberKey) have this same key, so one lock covers them all.
+ */
+export const orderNumberLockKey = (text: string): string => text.replace(/^[#\s]+/, '').trim();
+
 const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
 // Compared against when the order has no phone or no email: equal to no real digest.
 const ABSENT = randomBytes(32);

@@ -66,7 +66,7 @@ export class OutboxRelay {
   private async listen(): Promise<void> {
     while (this.running) {
       try {
-        const client = new pg.Client({ connectionString: this.opts.databaseUrl });
+        const client = new pg.Client({ connectionString: this.opts.databaseUrl, client_encoding: 'UTF8' });
         client.on('notification', () => this.wake?.());
         const ended = new Promise<void>((done) => {
           client.on('error', () => done());

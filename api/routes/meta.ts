@@ -3,6 +3,7 @@ import { ENDPOINTS } from '../access.js';
 import { isTemporalReachable } from '../../temporal/client.js';
 import { accessWords, errorResponses, generateOpenApiDocument, successHeaders } from '../openapi.js';
 import { renderDocsPage } from '../docs-page.js';
+import { PAGE_HEADERS } from '../../web/html.js';
 
 /** Keyless routes about the service itself: the OpenAPI document, its docs page, health probes. */
 export async function metaRoutes(app: FastifyInstance) {
@@ -32,9 +33,8 @@ export async function metaRoutes(app: FastifyInstance) {
   app.get('/openapi.json', { config: { unmetered: true } }, async (_request, reply) => reply.redirect('/api/v1/openapi.json'));
 
   let docsHtml: string | undefined;
-  app.get('/docs', { config: { unmetered: true } }, async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').send((docsHtml ??= renderDocsPage(openapiDocument()))),
-  );
+  // The pages' security headers (CSP without script, nosniff, no referrer, no framing), like every HTML page.
+  app.get('/docs', { config: { unmetered: true } }, async (_request, reply) => reply.headers(PAGE_HEADERS).send((docsHtml ??= renderDocsPage(openapiDocument()))));
 
   app.get('/healthz', { config: { unmetered: true } }, async () => ({ ok: true }));
   app.get('/readyz', { config: { unmetered: true } }, async (_request, reply) => {

@@ -104,7 +104,7 @@ export async function orderRoutes(app: FastifyInstance) {
     {
       operationId: 'patchOrder',
       summary: 'Change status, tracking or comment',
-      description: 'Status moves along the transitions of docs/orders.md. Cancelling an order of platform_a or platform_b needs that order’s own connection key (409 otherwise).',
+      description: 'Status moves along the transitions of docs/orders.md. Cancelling an order of platform_a or platform_b needs that order’s own connection key (409 otherwise). A connection key changes only its own shop’s orders: any other answers 404.',
       tag: 'Orders',
       params: OrderIdParams,
       body: OrderPatch,
@@ -120,7 +120,7 @@ export async function orderRoutes(app: FastifyInstance) {
     {
       operationId: 'archiveOrder',
       summary: 'Archive an order',
-      description: 'Orders are never hard-deleted; an archived order drops out of GET /orders unless include_archived=true.',
+      description: 'Orders are never hard-deleted; an archived order drops out of GET /orders unless include_archived=true. A connection key archives only its own shop’s orders: any other answers 404.',
       tag: 'Orders',
       params: OrderIdParams,
       responses: { 200: { description: 'Archived', schema: ArchiveResult } },

@@ -19,6 +19,22 @@ const Money = z
   }, 'must have at most 4 decimals and be below 100000000000');
 /** Optional text: outside platforms often send null for a missing value, so null is accepted as absent. */
 const Text = (max: number) => z.string().max(max).nullish();
+/** True for an absolute http(s) URL, as a browser would read it (leading spaces, tabs and newlines ignored). */
+const isWebUrl = (text: string) => {
+  try {
+    return ['http:', 'https:'].includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+};
+/**
+ * A link we show or link to (tracking pages, storefronts): kept only when it is an absolute http(s) URL,
+ * otherwise dropped (null), never refused: a plugin mirroring an outside shop must not lose an order
+ * over a bad image URL, and a javascript: link must never reach a page.
+ */
+const WebUrl = Text(2000)
+  .transform((v) => (v == null || isWebUrl(v) ? v : null))
+  .openapi({ description: 'An absolute http or https URL; any other value is dropped (stored as null).' });
 /** Ids and numbers from other systems arrive as strings or integers; kept as strings. */
 const IdText = z.union([z.string().trim().min(1).max(255), z.int().nonnegative().transform(String)]);
 
@@ -27,7 +43,7 @@ export const OrderItemInput = z.object({
   name: Text(500),
   sku: Text(255),
   variant: Text(500),
-  image_url: Text(2000),
+  image_url: WebUrl,
   quantity: z.number().nonnegative().max(1_000_000).default(1),
   unit_price: Money.default(0),
 });
@@ -78,10 +94,10 @@ export const OrderInput = z
       .optional(),
     items: z.array(OrderItemInput).max(10_000).optional().openapi({ description: 'At most 200 items are kept; the rest are dropped.' }),
     note: Text(10_000),
-    tracking: z.object({ number: Text(255), courier: Text(255), url: Text(2000) }).optional(),
+    tracking: z.object({ number: Text(255), courier: Text(255), url: WebUrl }).optional(),
     created_at: DateTime.optional(),
     updated_at: DateTime.optional().openapi({ description: 'Older than the copy the service holds means the input is ignored (action unchanged).' }),
-    admin_url: Text(2000),
+    admin_url: WebUrl,
     deleted: z.boolean().optional().openapi({ description: 'true archives the copy.' }),
     test: z.boolean().optional().openapi({ description: 'true means the order is skipped.' }),
     delivered: z.boolean().optional(),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { hashPassword, passwordProblem, verifyNothing, verifyPassword } from '../../domain/password.js';
+import { hashPassword, needsRehash, passwordProblem, verifyNothing, verifyPassword } from '../../domain/password.js';
 
 export interface Owner {
   id: string;
@@ -32,13 +32,18 @@ export async function signUp(em: EntityManager, emailText: string, password: str
   return { ok: true, owner: rows[0] };
 }
 
-/** The account when email and password match; null otherwise, in about the same time whether the email exists or not. */
+/** The account when email and password match (its hash renewed if made with older parameters); null otherwise, in about the same time whether the email exists or not. */
 export async function checkCredentials(em: EntityManager, emailText: string, password: string): Promise<Owner | null> {
   const email = normalizeEmail(emailText);
   if (password.length > 1000) return null;
   const [row] = await em.execute<(Owner & { password_hash: string })[]>(`select id, email, password_hash from owners where email = ?`, [email]);
   if (!row) return verifyNothing(password).then(() => null);
-  return (await verifyPassword(password, row.password_hash)) ? { id: row.id, email: row.email } : null;
+  if (!(await verifyPassword(password, row.password_hash))) return null;
+  // A hash of older, cheaper parameters is replaced now that the password is known (unless it changed meanwhile).
+  if (needsRehash(row.password_hash)) {
+    await em.execute(`update owners set password_hash = ? where id = ? and password_hash = ?`, [await hashPassword(password), row.id, row.password_hash]);
+  }
+  return { id: row.id, email: row.email };
 }
 
 /** The account with this email, or null. */

@@ -3,6 +3,7 @@ import { prepared, runPrepared } from '../../db/prepared.js';
 import type { Principal } from '../../contract/principal.js';
 import type { Scope } from '../../domain/scopes.js';
 import type { StoreMode, StorePlan } from '../../domain/store.js';
+import { clientKey } from '../../domain/client-address.js';
 
 export interface KeyHit {
   principal: Principal;
@@ -62,9 +63,9 @@ interface KeyRow {
   visitor_count: number | null;
 }
 
-/** Finds a live key by hash and counts this request against it; null when no such live key. */
+/** Finds a live key by hash and counts this request against it (and its visitor, IPv6 per /64: clientKey); null when no such live key. */
 export async function findKeyAndCount(em: EntityManager, keyHash: string, visitorIp: string): Promise<KeyHit | null> {
-  const rows = await runPrepared<KeyRow>(em, KEY_AND_COUNT, [keyHash, visitorIp]);
+  const rows = await runPrepared<KeyRow>(em, KEY_AND_COUNT, [keyHash, clientKey(visitorIp)]);
   const row = rows[0];
   if (!row) return null;
   return {
@@ -96,9 +97,9 @@ values ($1, date_trunc('minute', now()), 1)
 on conflict (bucket, window_start) do update set count = c.count + 1
 returning c.count, extract(epoch from c.window_start)::bigint + 60 as reset_at`);
 
-/** Counts a keyless (or failed-key) request against the client IP. */
+/** Counts a keyless (or failed-key) request against the client IP (IPv6 per /64: clientKey). */
 export async function countAnonymous(em: EntityManager, ip: string): Promise<{ count: number; resetAt: number }> {
-  const rows = await runPrepared<{ count: number; reset_at: string }>(em, ANONYMOUS_COUNT, [`ip:${ip}`]);
+  const rows = await runPrepared<{ count: number; reset_at: string }>(em, ANONYMOUS_COUNT, [`ip:${clientKey(ip)}`]);
   return { count: rows[0]!.count, resetAt: Number(rows[0]!.reset_at) };
 }
 

@@ -18,8 +18,13 @@ const hashCode = (code: string) => createHash('sha256').update(code).digest('hex
 /** A store at its plan's limit of connected shops: the owner must disconnect one or upgrade. */
 export class PlanLimitError extends Error {}
 
-/** Active connected shops of a store against its plan's allowance. */
-export async function connectionAllowance(em: EntityManager, storeId: string) {
+/**
+ * Active connected shops of a store against its plan's allowance. With lock (inside the transaction that
+ * adds a connection) the store row is locked first, so concurrent additions count one after another and
+ * never pass the limit together; the count is a separate statement so it sees what the lock waited for.
+ */
+export async function connectionAllowance(em: EntityManager, storeId: string, lock = false) {
+  if (lock) await em.execute(`select 1 from stores where id = ? for update`, [storeId]);
   const [row] = await em.execute<{ plan: StorePlan; active: number }[]>(
     `select s.plan, (select count(*)::int from connections c where c.store_id = s.id and c.status = 'active') as active from stores s where s.id = ?`,
     [storeId],
@@ -39,7 +44,7 @@ export async function approveConnection(
   const host = shopHost(input.siteUrl);
   if (!host) throw new RangeError('site_url must be an http(s) address');
   return em.transactional(async (tx) => {
-    const allowance = await connectionAllowance(tx, input.storeId);
+    const allowance = await connectionAllowance(tx, input.storeId, true);
     if (allowance.full) {
       throw new PlanLimitError(`This store already has ${allowance.active} connected shop(s), the most its ${allowance.plan} plan allows (${allowance.limit}).`);
     }
@@ -80,7 +85,7 @@ export async function exchangeCode(em: EntityManager, input: { code: string; sit
       [hashCode(input.code), host],
     );
     if (!code) throw refuse('This code is unknown, already used, expired, or was issued for another shop address.', 'code');
-    if ((await connectionAllowance(tx, code.store_id)).full) throw refuse('This store has reached its plan’s limit of connected shops.');
+    if ((await connectionAllowance(tx, code.store_id, true)).full) throw refuse('This store has reached its plan’s limit of connected shops.');
     const created = await createConnection(tx, { storeId: code.store_id, platform: code.platform, siteUrl: code.site_url, shopName: code.shop_name, currency: code.currency, secretsKey: input.secretsKey });
     const connectionId = created.connection_id;
     await tx.execute(`update connect_codes set connection_id = ? where id = ?`, [connectionId, code.id]);

@@ -32,7 +32,7 @@ export async function createManualConnection(
 ) {
   return em.transactional(async (tx) => {
     await tx.execute(`select id from stores where id = ? for update`, [input.storeId]);
-    const allowance = await connectionAllowance(tx, input.storeId);
+    const allowance = await connectionAllowance(tx, input.storeId, true);
     if (allowance.full) {
       throw new PlanLimitError(`This store already has ${allowance.active} connected shop(s), the most its ${allowance.plan} plan allows (${allowance.limit}).`);
     }

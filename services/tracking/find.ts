@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { numbered, prepared, runPrepared } from '../../db/prepared.js';
 import type { StoredItem } from '../orders/order-record.js';
 import type { OrderSource, OrderStatus } from '../../domain/order-status.js';
-import { orderNumberKey, orderNumberVariants } from '../../domain/tracking-contact.js';
+import { orderNumberLockKey, orderNumberVariants } from '../../domain/tracking-contact.js';
 
 /** An order as tracking reads it: the shown facts, the contact to check (never shown), its store's name. */
 export interface TrackingRow {
@@ -39,8 +39,8 @@ const SELECT = `select o.id, o.store_id, o.source, o.order_number, o.status, o.s
 const LOCK = `(select ceil(extract(epoch from l.locked_until - now()))::int from tracking_lockouts l
     where l.store_id = ?::uuid and l.order_key = ? and l.locked_until > now())`;
 
-/** The lockout key of an order: its number's key, or its id when it has no number. */
-export const lockoutKeyOf = (row: Pick<TrackingRow, 'id' | 'order_number'>) => (row.order_number ? orderNumberKey(row.order_number) : row.id);
+/** The lockout key of an order: its number's lock key (the same for every spelling that finds it), or its id when it has no number. */
+export const lockoutKeyOf = (row: Pick<TrackingRow, 'id' | 'order_number'>) => (row.order_number ? orderNumberLockKey(row.order_number) : row.id);
 
 const BY_NUMBER = prepared(
   numbered(`${SELECT}, ${LOCK} as retry_after
@@ -51,10 +51,12 @@ const BY_NUMBER = prepared(
 
 /**
  * The live (not archived) orders of a store carrying a number, newest first, with the seconds left of
- * a running lockout of that number (null when none). One round trip, prepared (db/prepared.ts).
+ * a running lockout of that number (null when none). The lock is read under orderNumberLockKey, the key
+ * wrong tries of every matched order are counted under (lockoutKeyOf), so no spelling escapes it.
+ * One round trip, prepared (db/prepared.ts).
  */
 export async function findByNumber(em: EntityManager, storeId: string, key: string): Promise<{ rows: TrackingRow[]; retryAfter: number | null }> {
-  const rows = await runPrepared<TrackingRow & { retry_after: number | null }>(em, BY_NUMBER, [storeId, key, storeId, ...orderNumberVariants(key)]);
+  const rows = await runPrepared<TrackingRow & { retry_after: number | null }>(em, BY_NUMBER, [storeId, orderNumberLockKey(key), storeId, ...orderNumberVariants(key)]);
   return { rows, retryAfter: rows[0]?.retry_after ?? null };
 }
 

@@ -86,6 +86,20 @@ describe('plan limits of connected shops', () => {
     }
     await expect(approve(paid.store.id, 'https://p6.example')).rejects.toThrow(/5/);
   });
+
+  it('racing exchanges of codes approved below the limit never pass it (the store row is locked)', async () => {
+    for (let round = 0; round < 3; round++) {
+      const free = await createTestStore(t.orm);
+      const codes = [];
+      // Approved while no shop is connected yet: each code alone is valid.
+      for (let i = 0; i < 6; i++) codes.push({ ...(await approve(free.store.id, `https://race${round}-${i}.example`)), site: `https://race${round}-${i}.example` });
+      const results = await Promise.all(codes.map((c) => exchange({ code: c.code, site_url: c.site })));
+      expect(results.filter((r) => r.statusCode === 200)).toHaveLength(1);
+      expect(results.filter((r) => r.statusCode === 400)).toHaveLength(5);
+      const [row] = await t.orm.em.fork().execute<{ n: number }[]>(`select count(*)::int as n from connections where store_id = ? and status = 'active'`, [free.store.id]);
+      expect(row!.n).toBe(1);
+    }
+  });
 });
 
 describe('the connection: heartbeat, host check, orders, disconnect', () => {

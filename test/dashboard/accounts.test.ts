@@ -1,7 +1,8 @@
 // Owner accounts: sign up, sign in, sign out, the session cookie, session expiry and the sign-in throttle.
+import { randomBytes, scryptSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, randomLoopbackIp, type TestApp } from '../helpers/app.js';
-import { newEmail, PageClient, PASSWORD } from './client.js';
+import { csrfOf, newEmail, PageClient, PASSWORD } from './client.js';
 
 let t: TestApp;
 beforeAll(async () => (t = await createTestApp()));
@@ -17,7 +18,7 @@ describe('sign up, sign in, sign out', () => {
     const email = await c.signUp(newEmail('Mixed').replace('mixed', 'MiXeD'));
     const [row] = await db().execute<{ email: string; password_hash: string }[]>(`select email, password_hash from owners where email = ?`, [email.toLowerCase()]);
     expect(row!.email).toBe(email.toLowerCase());
-    expect(row!.password_hash).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    expect(row!.password_hash).toMatch(/^scrypt\$131072\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
     expect(row!.password_hash).not.toContain(PASSWORD);
   });
 
@@ -136,23 +137,80 @@ describe('session expiry', () => {
   });
 });
 
+describe('password hashing (issue 16, security review)', () => {
+  it('hashes with scrypt N=2^17, r=8, p=1, and a hash of older parameters still verifies and is renewed on sign-in', async () => {
+    const email = await new PageClient(t).signUp();
+    const [fresh] = await db().execute<{ password_hash: string }[]>(`select password_hash from owners where email = ?`, [email]);
+    expect(fresh!.password_hash).toMatch(/^scrypt\$131072\$8\$1\$/);
+    // An account hashed before (N=2^15): the same format, older parameters.
+    const salt = randomBytes(16);
+    const key = scryptSync(PASSWORD.normalize('NFKC'), salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
+    const legacy = ['scrypt', 2 ** 15, 8, 1, salt.toString('base64url'), key.toString('base64url')].join('$');
+    await db().execute(`update owners set password_hash = ? where email = ?`, [legacy, email]);
+    expect((await new PageClient(t).post('/dashboard/sign-in', { email, password: 'wrong password!' }, { from: '/dashboard/sign-in' })).statusCode).toBe(401);
+    const [still] = await db().execute<{ password_hash: string }[]>(`select password_hash from owners where email = ?`, [email]);
+    expect(still!.password_hash).toBe(legacy);
+    expect((await new PageClient(t).post('/dashboard/sign-in', { email, password: PASSWORD }, { from: '/dashboard/sign-in' })).statusCode).toBe(303);
+    const [renewed] = await db().execute<{ password_hash: string }[]>(`select password_hash from owners where email = ?`, [email]);
+    expect(renewed!.password_hash).toMatch(/^scrypt\$131072\$8\$1\$/);
+    expect((await new PageClient(t).post('/dashboard/sign-in', { email, password: PASSWORD }, { from: '/dashboard/sign-in' })).statusCode).toBe(303);
+  });
+});
+
 describe('the sign-in throttle', () => {
-  it('after 5 failures for one email, even the right password is refused with 429 from any address, for 15 minutes', async () => {
+  const wrong = (c: PageClient, email: string, csrf?: string) =>
+    c.post('/dashboard/sign-in', { email, password: 'wrong password!', ...(csrf ? { _csrf: csrf } : {}) }, csrf ? {} : { from: '/dashboard/sign-in' });
+  const statuses = (list: { statusCode: number }[]) => list.reduce<Record<number, number>>((m, r) => ({ ...m, [r.statusCode]: (m[r.statusCode] ?? 0) + 1 }), {});
+  /** A client with its form token fetched once, to fire many posts at the same moment. */
+  async function ready(ip?: string) {
+    const c = new PageClient(t, ip);
+    const csrf = csrfOf((await c.get('/dashboard/sign-in')).body)!;
+    return { c, csrf };
+  }
+
+  it('after 5 failures for one email from one client, that client is refused for it (even the right password) for 15 minutes', async () => {
     const email = await new PageClient(t).signUp();
     const attacker = new PageClient(t);
-    for (let i = 0; i < 5; i++) {
-      expect((await attacker.post('/dashboard/sign-in', { email, password: `guess ${i} xxxxxx` }, { from: '/dashboard/sign-in' })).statusCode).toBe(401);
-    }
-    const owner = new PageClient(t, randomLoopbackIp());
-    const blocked = await owner.post('/dashboard/sign-in', { email, password: PASSWORD }, { from: '/dashboard/sign-in' });
+    for (let i = 0; i < 5; i++) expect((await wrong(attacker, email)).statusCode).toBe(401);
+    const blocked = await attacker.post('/dashboard/sign-in', { email, password: PASSWORD }, { from: '/dashboard/sign-in' });
     expect(blocked.statusCode).toBe(429);
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(800);
     expect(blocked.body).toContain('Too many failed sign-ins');
     expect(blocked.body).toContain('15 minute(s)');
     // The window is over (shortened in the database): the right password works again and clears the count.
-    await db().execute(`update sign_in_throttle set window_started_at = now() - interval '16 minutes' where bucket = ?`, [`email:${email}`]);
+    const pair = `email:${email} ip:${attacker.ip}`;
+    await db().execute(`update sign_in_throttle set window_started_at = now() - interval '16 minutes' where bucket = ?`, [pair]);
+    expect((await attacker.post('/dashboard/sign-in', { email, password: PASSWORD }, { from: '/dashboard/sign-in' })).statusCode).toBe(303);
+    expect(await db().execute(`select 1 from sign_in_throttle where bucket = ?`, [pair])).toHaveLength(0);
+  });
+
+  it('an owner still signs in with the right password from another address while someone hammers their email', async () => {
+    const email = await new PageClient(t).signUp();
+    const { c: attacker, csrf } = await ready();
+    const burst = await Promise.all(Array.from({ length: 15 }, () => wrong(attacker, email, csrf)));
+    expect(statuses(burst)).toEqual({ 401: 5, 429: 10 });
+    const owner = new PageClient(t);
     expect((await owner.post('/dashboard/sign-in', { email, password: PASSWORD }, { from: '/dashboard/sign-in' })).statusCode).toBe(303);
-    expect(await db().execute(`select 1 from sign_in_throttle where bucket = ?`, [`email:${email}`])).toHaveLength(0);
+    // Still hammered while the owner is in: the attacker stays refused.
+    expect((await wrong(attacker, email)).statusCode).toBe(429);
+  });
+
+  it('30 concurrent wrong sign-ins from one client are cut at its limit of 20 exactly', async () => {
+    const { c, csrf } = await ready();
+    const burst = await Promise.all(Array.from({ length: 30 }, (_, i) => wrong(c, `burst-${i}-${newEmail()}`, csrf)));
+    expect(statuses(burst)).toEqual({ 401: 20, 429: 10 });
+  });
+
+  it('an IPv6 client counts per /64: its 20 failures refuse the whole /64, not the next one', async () => {
+    const email = await new PageClient(t).signUp();
+    const prefix = `2001:db8:${(process.pid % 0xfff).toString(16)}:77`;
+    // 19 failures of the /64 already counted (each real one costs a scrypt hash), then the 20th from another address in it.
+    await db().execute(`insert into sign_in_throttle (bucket, failures, window_started_at) values (?, 19, now())`, [`ip:${prefix}::/64`]);
+    expect((await wrong(new PageClient(t, `${prefix}::1`), `v6-${newEmail()}`)).statusCode).toBe(401);
+    const sameNet = await new PageClient(t, `${prefix}:ffff:ffff:ffff:ffff`).post('/dashboard/sign-in', { email, password: PASSWORD }, { from: '/dashboard/sign-in' });
+    expect(sameNet.statusCode).toBe(429);
+    const nextNet = await new PageClient(t, `2001:db8:${(process.pid % 0xfff).toString(16)}:78::1`).post('/dashboard/sign-in', { email, password: PASSWORD }, { from: '/dashboard/sign-in' });
+    expect(nextNet.statusCode).toBe(303);
   });
 
   it('after 20 failures from one IP, that IP is refused for every account while others still sign in', async () => {
@@ -173,7 +231,7 @@ describe('the sign-in throttle', () => {
     for (let i = 0; i < 5; i++) await new PageClient(t, ip).post('/dashboard/sign-in', { email, password: 'wrong password' }, { from: '/dashboard/sign-in' });
     const other = await createTestApp();
     try {
-      const res = await new PageClient(other).post('/dashboard/sign-in', { email, password: PASSWORD }, { from: '/dashboard/sign-in' });
+      const res = await new PageClient(other, ip).post('/dashboard/sign-in', { email, password: PASSWORD }, { from: '/dashboard/sign-in' });
       expect(res.statusCode).toBe(429);
     } finally {
       await other.close();

@@ -1,6 +1,6 @@
 // The tracking rules as pure functions: contact matching, the lookup decision, the progress line.
 import { describe, expect, it } from 'vitest';
-import { contactMatches, orderNumberKey, orderNumberVariants } from '../../domain/tracking-contact.js';
+import { contactMatches, orderNumberKey, orderNumberLockKey, orderNumberVariants } from '../../domain/tracking-contact.js';
 import { decideTracking } from '../../domain/tracking-decision.js';
 import { progressLine } from '../../domain/tracking-progress.js';
 
@@ -33,6 +33,8 @@ describe('order numbers are looked up with or without a leading #', () => {
     expect(orderNumberKey(' #1001 ')).toBe('1001');
     expect(orderNumberKey('1001')).toBe('1001');
     expect(orderNumberVariants('1001')).toEqual(['1001', '#1001']);
+    // Every spelling reaching a stored "#1001" (typed "##1001" finds it too) has one lock key.
+    for (const text of ['1001', '#1001', '##1001', ' # #1001 ']) expect(orderNumberLockKey(text)).toBe('1001');
   });
 });
 

@@ -120,13 +120,13 @@ describe('only an outside order’s own connection key may cancel it', () => {
     expect((await api.patch(order.id, { status: 'shipped' })).statusCode).toBe(200);
   });
 
-  it('answers 409 to another connection key of the same store', async () => {
+  it('answers 404 to another connection key of the same store (it changes only its own shop orders)', async () => {
     const own = await createTestConnection(t.orm, s.store.id, 'platform_b', 'https://b1.example');
     const stranger = await createTestConnection(t.orm, s.store.id, 'platform_b', 'https://b2.example');
     const order = await create(ordersApi(t, own.key), { status: 'open' });
     const strangerApi = ordersApi(t, stranger.key);
     expect((await strangerApi.get(order.id)).statusCode).toBe(200);
-    expect(errorOf(await strangerApi.patch(order.id, { status: 'cancelled' }))).toMatchObject({ status: 409, code: 'conflict' });
+    expect(errorOf(await strangerApi.patch(order.id, { status: 'cancelled' }))).toMatchObject({ status: 404, code: 'not_found' });
     expect((await api.get(order.id)).json().order.status).toBe('confirmed');
   });
 

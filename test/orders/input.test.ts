@@ -171,3 +171,39 @@ describe('POST /orders keeps money exact', () => {
     expect(errorOf(await api.post(orderBody({ totals: { total: 1e11 } })))).toMatchObject({ status: 400, param: 'totals.total' });
   });
 });
+
+describe('POST /orders keeps only absolute http(s) links (issue 16, security review)', () => {
+  it('drops a javascript: tracking url, admin_url and image_url (the order is kept), so GET /tracking links to none', async () => {
+    const number = `JS-${process.pid}-${Date.now()}`;
+    const res = await api.post(
+      orderBody({
+        number,
+        tracking: { number: 'AWB1', url: 'javascript:alert(document.cookie)' },
+        admin_url: ' JavaScript:alert(1)',
+        items: [
+          { name: 'Tea', quantity: 1, unit_price: 1, image_url: 'java\tscript:alert(1)' },
+          { name: 'Cup', quantity: 1, unit_price: 1, image_url: 'data:text/html,<script>alert(1)</script>' },
+          { name: 'Pot', quantity: 1, unit_price: 1, image_url: 'https://img.example/pot.png' },
+          { name: 'Box', quantity: 1, unit_price: 1, image_url: '//img.example/relative.png' },
+        ],
+      }),
+    );
+    expect(res.statusCode).toBe(201);
+    const order = res.json().order;
+    expect(order.tracking.url).toBeNull();
+    expect(order.tracking.number).toBe('AWB1');
+    expect(order.external_url).toBeNull();
+    const tracked = await t.request({ method: 'GET', url: `/api/v1/tracking?order=${encodeURIComponent(number)}`, headers: { authorization: `Bearer ${s.secret}` } });
+    expect(tracked.statusCode).toBe(200);
+    expect(tracked.json().order.tracking_link).toBeNull();
+    expect(tracked.json().order.items.map((i: { image_url: string | null }) => i.image_url)).toEqual([null, null, 'https://img.example/pot.png', null]);
+    expect(tracked.body).not.toMatch(/javascript|data:text/i);
+  });
+
+  it('keeps http and https links as sent', async () => {
+    const res = await api.post(orderBody({ tracking: { url: 'http://track.example/1?a=b' }, admin_url: 'HTTPS://shop.example/admin/1' }));
+    expect(res.statusCode).toBe(201);
+    expect(res.json().order.tracking.url).toBe('http://track.example/1?a=b');
+    expect(res.json().order.external_url).toBe('HTTPS://shop.example/admin/1');
+  });
+});

@@ -128,3 +128,30 @@ describe('the lockout is a Temporal workflow operators can see and lift', () => 
     expect(workflowIds.trackingLockout('s1', 'A/7 #2')).toBe('tracking-lockout/s1/A%2F7%20%232');
   });
 });
+
+describe('the lockout holds for every spelling that reaches an order (issue 16, security review)', () => {
+  it('a stored "#N" locked through "#N" stays locked through "##N", " # #N" and the store page', async () => {
+    const s = await trackingStore(long);
+    const number = `#${nextNumber('H')}`;
+    await createOrder(long, s.connection, number);
+    for (let i = 0; i < 3; i++) expect((await track(long, s.secret, { order: number, contact: '0000' })).statusCode).toBe(422);
+    expect((await track(long, s.secret, { order: `#${number}`, contact: SHOPPER.last4 })).statusCode).toBe(429);
+    expect((await track(long, s.publishable, { order: ` #${number} `, contact: SHOPPER.last4 })).statusCode).toBe(429);
+    const page = await postForm(long, `/s/${s.store.slug}/track`, { order: `#${number}`, contact: SHOPPER.last4 });
+    expect(page.statusCode).toBe(429);
+    expect(page.body).not.toContain('Mint tea');
+  });
+
+  it('wrong tries through "##N" count and lock: guessing cannot go on without limit', async () => {
+    const s = await trackingStore(long);
+    const number = `#${nextNumber('H')}`;
+    await createOrder(long, s.connection, number);
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await track(long, s.secret, { order: `#${number}`, contact: String(1000 + i) })).statusCode);
+    expect(statuses).toEqual([422, 422, 422, 429, 429]);
+    expect((await track(long, s.secret, { order: `#${number}`, contact: SHOPPER.last4 })).statusCode).toBe(429);
+    expect((await track(long, s.secret, { order: number, contact: SHOPPER.last4 })).statusCode).toBe(429);
+    const page = await postForm(long, `/s/${s.store.slug}/track`, { order: `##${number}`.slice(1), contact: SHOPPER.last4 });
+    expect(page.statusCode).toBe(429);
+  });
+});

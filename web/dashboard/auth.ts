@@ -1,7 +1,8 @@
+import { clientKey } from '../../domain/client-address.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MIN_PASSWORD_LENGTH } from '../../domain/password.js';
 import { checkCredentials, normalizeEmail, signUp } from '../../services/accounts/owners.js';
-import { clearEmailFailures, recordAttempt, signInBuckets, THROTTLE, throttledFor } from '../../services/accounts/throttle.js';
+import { forgiveSignIn, recordAttempt, reserveSignIn, signInBuckets, THROTTLE, throttledFor } from '../../services/accounts/throttle.js';
 import { html, type SafeHtml } from '../html.js';
 import { formOf } from './guard.js';
 import { flash, sendPage } from './render.js';
@@ -47,7 +48,7 @@ function signUpPage(request: FastifyRequest, reply: FastifyReply, next: string, 
 
 const minutes = (seconds: number) => Math.max(1, Math.ceil(seconds / 60));
 
-/** Sign in, sign up and sign out. Failed sign-ins are throttled per email and per IP (429 with a clear message). */
+/** Sign in, sign up and sign out. Failed sign-ins are throttled per client and per email from one client (429 with a clear message; docs/dashboard.md). */
 export async function authPages(app: FastifyInstance) {
   const em = () => app.orm.em;
   const pub = { config: { dashboardPublic: true } };
@@ -64,17 +65,15 @@ export async function authPages(app: FastifyInstance) {
     const next = safeNext(form.get('next'));
     const email = normalizeEmail(form.get('email') ?? '');
     const buckets = signInBuckets(email, request.ip);
-    const wait = await throttledFor(em(), buckets);
+    // Counted before the password is checked, in one statement: a burst cannot slip past the limits.
+    const wait = await reserveSignIn(em(), buckets);
     if (wait !== null) {
       reply.header('retry-after', String(wait));
-      return signInPage(request, reply, next, { status: 429, email, error: `Too many failed sign-ins for this account or from your network. Try again in ${minutes(wait)} minute(s).` });
+      return signInPage(request, reply, next, { status: 429, email, error: `Too many failed sign-ins from your network. Try again in ${minutes(wait)} minute(s).` });
     }
     const owner = await checkCredentials(em(), email, form.get('password') ?? '');
-    if (!owner) {
-      await recordAttempt(em(), buckets);
-      return signInPage(request, reply, next, { status: 401, email, error: 'The email or the password is wrong.' });
-    }
-    await clearEmailFailures(em(), owner.email);
+    if (!owner) return signInPage(request, reply, next, { status: 401, email, error: 'The email or the password is wrong.' });
+    await forgiveSignIn(em(), buckets);
     await startSession(request, reply, owner.id);
     return reply.redirect(next, 303);
   });
@@ -83,7 +82,7 @@ export async function authPages(app: FastifyInstance) {
     const form = formOf(request);
     const next = safeNext(form.get('next'));
     const email = form.get('email') ?? '';
-    const bucket = [{ bucket: `signup-ip:${request.ip}`, limit: THROTTLE.signUpsPerIp }];
+    const bucket = [{ bucket: `signup-ip:${clientKey(request.ip)}`, limit: THROTTLE.signUpsPerIp }];
     const wait = await throttledFor(em(), bucket);
     if (wait !== null) {
       reply.header('retry-after', String(wait));
