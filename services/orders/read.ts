@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { keysetPage } from '../../db/keyset-page.js';
 import type { OrderSource, OrderStatus } from '../../domain/order-status.js';
-import { presentOrder, type OrderRow } from './present.js';
+import { presentOrder } from './present.js';
+import type { OrderRow } from '../../db/tables/orders.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OrderInput, type UpsertResult } from '../../contract/schemas/orders.js';
 import { eventsForChange } from '../../domain/order-events.js';
-import { orderFacts, unchangedReason, type OrderFacts } from './order-record.js';
-import { presentOrder, type OrderRow } from './present.js';
+import { orderFacts, unchangedReason, type OrderFacts, type UpsertRow } from './order-record.js';
+import { presentOrder } from './present.js';
+import type { OrderRow } from '../../db/tables/orders.js';
 import { recordOrderEvents, type NewOrderEvent, type StatusLine } from './events.js';
 import type { StatusKind } from '../../domain/order-status.js';
 import type { OrderSender } from './sender.js';
@@ -105,7 +106,7 @@ async function applyOnce(tx: EntityManager, sender: OrderSender, round: OrderFac
   const { held: heldRows, inserted } = await lockAndInsertNew(tx, sender, byExternalIdOrder(round.map((facts) => rowFor(facts, null))));
   const held = new Map(heldRows.map((row) => [row.external_id!, row]));
 
-  const writes: Record<string, unknown>[] = [];
+  const writes: UpsertRow[] = [];
   const outcomes: (ItemOutcome | null)[] = round.map((facts) => {
     const old = held.get(facts.external_id) ?? null;
     if (old && unchangedReason(facts, old)) {

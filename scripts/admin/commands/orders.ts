@@ -1,5 +1,6 @@
 import { z } from '../../../contract/zod.js';
-import { presentOrder, type OrderRow } from '../../../services/orders/present.js';
+import type { OrderRow } from '../../../db/tables/orders.js';
+import { presentOrder } from '../../../services/orders/present.js';
 import { idOption } from '../args.js';
 import { defineCommand, fields } from '../command.js';
 import { CommandError, UsageError } from '../errors.js';
