@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityDictionary, EntityManager } from '@mikro-orm/postgresql';
+import { ApiError } from '../contract/errors.js';
 import { ApiKey } from '../db/entities/api-key.js';
 import { Store } from '../db/entities/store.js';
 import { displayPrefix, generateKey, hashKey } from '../domain/api-keys.js';
@@ -65,12 +66,12 @@ export interface NewKey {
   connectionId?: string;
 }
 
-/** Creates a key; the plain key is returned here only, and only its hash is stored. */
+/** Creates a key; the plain key is returned here only, and only its hash is stored. A scope or website the kind may not have is 400 naming it. */
 export async function createKey(em: EntityManager, storeId: string, input: NewKey): Promise<{ key: ApiKey; plain: string }> {
   // A connection key is a secret key bound to a connection; no other kind may be bound.
-  if (input.connectionId && input.kind !== 'secret') throw new RangeError('only a secret key can be a connection key');
+  if (input.connectionId && input.kind !== 'secret') throw new ApiError('invalid_request', 'only a secret key can be a connection key', 'kind');
   const plain = generateKey(input.kind);
-  const scopes = input.connectionId ? [...CONNECTION_SCOPES] : scopesForNewKey(input.kind, input.scopes);
+  const scopes = input.connectionId ? [...CONNECTION_SCOPES] : scopesFor(input.kind, input.scopes);
   const key = em.create(ApiKey, {
     id: randomUUID(),
     store: em.getReference(Store, storeId),
@@ -95,10 +96,20 @@ export async function revokeKey(em: EntityManager, keyId: string): Promise<ApiKe
   return key;
 }
 
-/** An allowed website as browsers send it in Origin: scheme://host[:port], no path. Throws on anything else. */
+/** An allowed website as browsers send it in Origin: scheme://host[:port], no path; anything else is 400 naming origins. */
 export function normalizeOrigin(text: string): string {
-  const url = new URL(text);
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new RangeError(`not a web origin: ${text}`);
-  if (url.pathname !== '/' || url.search || url.hash || url.username) throw new RangeError(`an origin has no path, query or credentials: ${text}`);
+  const url = URL.parse(text);
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new ApiError('invalid_request', `not a web origin: ${text}`, 'origins');
+  if (url.pathname !== '/' || url.search || url.hash || url.username) throw new ApiError('invalid_request', `an origin has no path, query or credentials: ${text}`, 'origins');
   return url.origin;
+}
+
+/** The scopes of a new key (domain/scopes.ts); one the kind may not hold is 400 naming scopes. */
+function scopesFor(kind: KeyKindInput, requested: string[] | undefined) {
+  try {
+    return scopesForNewKey(kind, requested);
+  } catch (err) {
+    if (err instanceof RangeError) throw new ApiError('invalid_request', err.message, 'scopes');
+    throw err;
+  }
 }

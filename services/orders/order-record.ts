@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { ApiError } from '../../contract/errors.js';
 import type { OrderInput } from '../../contract/schemas/orders.js';
 import { columnsExcept } from '../../db/tables/columns.js';
 import { ORDERS, type OrderRow, type StoredItem } from '../../db/tables/orders.js';
@@ -48,19 +49,20 @@ export type OrderFacts = Override<
   payment_status_input: PaymentStatus | null;
 };
 
-export type FactsResult = { ok: true; facts: OrderFacts } | { ok: true; skip: string } | { ok: false; message: string; param: string };
+/** What one input comes to: its facts, or why it is not stored (a test order, a draft-type status). */
+export type FactsResult = { facts: OrderFacts } | { skip: string };
 
 const money = (n: number | undefined) => (n === undefined ? null : toNumericString(toUnits(n)));
 
-/** Cleans and interprets one validated order input (status by status_kind, payment, items, text). */
+/** Cleans and interprets one validated order input (status by status_kind, payment, items, text); a status it cannot read is the client's mistake. */
 export function orderFacts(input: OrderInput, defaultKind: StatusKind): FactsResult {
-  if (input.test) return { ok: true, skip: 'test order (test: true) is not stored' };
+  if (input.test) return { skip: 'test order (test: true) is not stored' };
   const kind = input.status_kind ?? defaultKind;
   let status: OrderStatus | null = null;
   if (input.status !== undefined) {
     const interpreted = interpretStatus(kind, input.status);
-    if (!interpreted.ok) return { ok: false, message: interpreted.message, param: 'status' };
-    if (interpreted.skip !== undefined) return { ok: true, skip: interpreted.skip };
+    if (!interpreted.ok) throw new ApiError('invalid_request', `status: ${interpreted.message}`, 'status');
+    if (interpreted.skip !== undefined) return { skip: interpreted.skip };
     status = interpreted.status;
   }
   const customer = input.customer ?? {};
@@ -120,7 +122,7 @@ export function orderFacts(input: OrderInput, defaultKind: StatusKind): FactsRes
   // updated_at is left out of the fingerprint: a re-send that only moves the clock changes nothing.
   const { source_updated_at: _ignored, ...fingerprinted } = facts;
   const content_hash = createHash('sha256').update(JSON.stringify(fingerprinted)).digest('base64url');
-  return { ok: true, facts: { ...facts, content_hash } };
+  return { facts: { ...facts, content_hash } };
 }
 
 /** The held copy's fields that decide how new facts apply. */

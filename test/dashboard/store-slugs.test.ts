@@ -29,12 +29,11 @@ describe('concurrent creations of stores with the same name', () => {
 
   it('the CLI’s and the connect page’s ways (in a transaction or not) share the slugs the same way', async () => {
     const owner = await signUp(t.orm.em.fork(), newEmail('slugs'), PASSWORD);
-    if (!owner.ok) throw new Error(owner.message);
     const name = `Race Mixed ${process.pid} ${Date.now()}`;
     const ids = await Promise.all(
       Array.from({ length: 20 }, async (_, i) => {
         const em = t.orm.em.fork();
-        if (i % 3 === 0) return createOwnedStore(em, owner.owner.id, { name });
+        if (i % 3 === 0) return createOwnedStore(em, owner.id, { name });
         if (i % 3 === 1) return em.transactional(async (tx) => (await createStore(tx, { name })).id);
         return (await createStore(em, { name })).id;
       }),

@@ -1,5 +1,5 @@
 import { z } from '../../../contract/zod.js';
-import { approveConnection, PlanLimitError, PLATFORMS } from '../../../services/connections/codes.js';
+import { approveConnection, PLATFORMS } from '../../../services/connections/codes.js';
 import { findConnection } from '../../../services/connections/present.js';
 import { listUpdates, presentUpdate, replayUpdates } from '../../../services/connections/updates.js';
 import { Store } from '../../../db/entities/store.js';
@@ -19,13 +19,9 @@ const connectionApprove = defineCommand({
   }),
   async run({ em, config }, input) {
     if (!(await em.count(Store, { id: input.store }))) throw new CommandError(`no store ${input.store}`);
-    try {
-      const { code, expires_at } = await approveConnection(em, { storeId: input.store, platform: input.platform, siteUrl: input['site-url'], ttlSeconds: config.connectCodeTtlSeconds });
-      return { json: { code, expires_at }, text: `Connect code (single use, for ${new URL(input['site-url']).host} only):\n${fields({ code, expires_at }, '  ')}` };
-    } catch (err) {
-      if (err instanceof PlanLimitError) throw new CommandError(err.message);
-      throw err;
-    }
+    // A store at its plan's limit is an ApiError (conflict): printed as a command error.
+    const { code, expires_at } = await approveConnection(em, { storeId: input.store, platform: input.platform, siteUrl: input['site-url'], ttlSeconds: config.connectCodeTtlSeconds });
+    return { json: { code, expires_at }, text: `Connect code (single use, for ${new URL(input['site-url']).host} only):\n${fields({ code, expires_at }, '  ')}` };
   },
 });
 
