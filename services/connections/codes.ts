@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError } from '../../contract/errors.js';
 import { enqueueHandOffs } from '../../db/outbox.js';
+import { iso } from '../../domain/dates.js';
 import { sealSecret } from '../../domain/secret-box.js';
 import { shopHost } from '../../domain/shop-host.js';
 import { CONNECTED_SHOPS_PER_PLAN, type StorePlan } from '../../domain/store.js';
@@ -60,7 +61,7 @@ export async function approveConnection(
         summary: `connect code for ${host} (${input.platform})`,
       },
     ]);
-    return { code, expires_at: new Date(row!.expires_at).toISOString(), codeId };
+    return { code, expires_at: iso(row!.expires_at), codeId };
   });
 }
 

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { connectionAllowance, createConnection, planLimitReached, type Platform } from '../connections/codes.js';
 import { disconnect } from '../connections/connection.js';
 import type { ConnectionRow } from '../connections/present.js';
-import { isUuid } from '../accounts/stores.js';
+import { isUuid } from '../../domain/uuid.js';
 
 /** The store's connected shops, active first, newest first, with their waiting and failed update counts. */
 export async function listStoreConnections(em: EntityManager, storeId: string) {

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApiKey } from '../../db/entities/api-key.js';
 import { revokeKey } from '../stores.js';
 import { replayDelivery } from '../webhooks/deliveries.js';
-import { isUuid } from '../accounts/stores.js';
+import { isUuid } from '../../domain/uuid.js';
 
 // The shared services find keys and deliveries by id alone; the dashboard first proves the id is this store's.
 

@@ -3,6 +3,7 @@ import { numbered, prepared, runPrepared } from '../../db/prepared.js';
 import type { OrderRow } from '../../db/tables/orders.js';
 import type { OrderStatus } from '../../domain/order-status.js';
 import { orderNumberKey, orderNumberVariants } from '../../domain/tracking-contact.js';
+import { isUuid } from '../../domain/uuid.js';
 
 /** An order as tracking reads it: the shown facts, the contact to check (never shown), its store's name. */
 export type TrackingRow = Pick<
@@ -44,11 +45,9 @@ export async function findByNumber(em: EntityManager, storeId: string, key: stri
   return { rows, retryAfter: rows[0]?.retry_after ?? null };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** One live order by its id (the tracking page's address), with the seconds left of a running lockout of its number. */
 export async function findById(em: EntityManager, orderId: string): Promise<{ row: TrackingRow | null; retryAfter: number | null }> {
-  if (!UUID.test(orderId)) return { row: null, retryAfter: null };
+  if (!isUuid(orderId)) return { row: null, retryAfter: null };
   const [row] = await em.execute<TrackingRow[]>(`${SELECT} from orders o join stores s on s.id = o.store_id where o.id = ? and not o.archived`, [orderId]);
   if (!row) return { row: null, retryAfter: null };
   const [lock] = await em.execute<{ retry_after: number | null }[]>(`select ${LOCK} as retry_after`, [row.store_id, lockoutKeyOf(row)]);

@@ -1,4 +1,5 @@
 import { z } from '../../../contract/zod.js';
+import { iso, isoOrNull } from '../../../domain/dates.js';
 import { approveConnection, PLATFORMS } from '../../../services/connections/codes.js';
 import { findConnection } from '../../../services/connections/present.js';
 import { listUpdates, presentUpdate, replayUpdates } from '../../../services/connections/updates.js';
@@ -41,8 +42,8 @@ const pushesList = defineCommand({
       push_failed: r.push_failed,
       last_push_error: r.last_push_error,
       ack_error: r.ack_error,
-      created_at: new Date(r.created_at).toISOString(),
-      acked_at: r.acked_at ? new Date(r.acked_at).toISOString() : null,
+      created_at: iso(r.created_at),
+      acked_at: isoOrNull(r.acked_at),
     }));
     const text = updates.length
       ? updates.map((u) => `${u.id}  ${u.state}${u.push_failed ? ' (push failed)' : ''}  order ${u.number ?? u.external_id}  ${u.status ?? 'tracking'}  attempts ${u.push_attempts}${u.last_push_error ? `  last error: ${u.last_push_error}` : ''}`).join('\n')
