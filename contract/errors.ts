@@ -30,3 +30,7 @@ export class ApiError extends Error {
 }
 
 export const notFound = (what: string) => new ApiError('not_found', `No such ${what} in this store.`);
+
+/** 503 unavailable with Retry-After: a backing service is down or busy, and the same request will likely pass soon. */
+export const unavailable = (message = 'The service is briefly unavailable; retry shortly.', retryAfterSeconds = 5) =>
+  new ApiError('unavailable', message, undefined, { 'retry-after': String(retryAfterSeconds) });

@@ -1,6 +1,7 @@
 // Keyset cursor for lists ordered by (created_at desc, id desc).
 // Opaque to clients but not secret: every list query is also scoped to the caller's store, so a
 // hand-made cursor can only move within the caller's own data.
+import { isUuid } from './uuid.js';
 
 export type Cursor = {
   /** created_at exactly as PostgreSQL gave it (microseconds kept), e.g. 2024-05-01T10:00:00.123456Z. */
@@ -12,7 +13,6 @@ const VERSION = 1;
 // A real cursor is about 130 characters; anything far longer is not worth decoding.
 const MAX_CURSOR_LENGTH = 512;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // ISO 8601 or PostgreSQL's text output ("2024-05-01 10:00:00.123456+00"), always with a zone.
 const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,6})?(?:Z|[+-](\d{2})(?::?(\d{2}))?)$/;
 
@@ -34,7 +34,7 @@ export function decodeCursor(cursor: string): Cursor | null {
   if (typeof payload !== 'object' || payload === null) return null;
   const { v, t, id } = payload as Record<string, unknown>;
   if (v !== VERSION || typeof t !== 'string' || typeof id !== 'string') return null;
-  if (!UUID.test(id) || !isTimestamp(t)) return null;
+  if (!isUuid(id) || !isTimestamp(t)) return null;
   return { createdAt: t, id: id.toLowerCase() };
 }
 

@@ -9,8 +9,10 @@ import {
   type CountryCode,
 } from 'libphonenumber-js/max';
 
-export type RiskSeverity = 'medium' | 'high';
-export type RiskLevel = 'medium' | 'high';
+/** The spec's risk levels, lowest first; a flag's severity is one of them too. */
+export const RISK_LEVELS = ['medium', 'high'] as const;
+export type RiskLevel = (typeof RISK_LEVELS)[number];
+export type RiskSeverity = RiskLevel;
 
 /** Every flag code, its label (shown to the seller) and its severity; flags are reported in this order. */
 export const RISK_FLAGS = {

@@ -1,6 +1,7 @@
 // `npm run --silent admin -- <command> [options] [--json]`: the operator CLI of CONTRACT.md.
 // With --json, stdout carries exactly one JSON document on success and nothing on failure.
 import { ConfigError, loadConfig } from '../config/env.js';
+import { ApiError } from '../contract/errors.js';
 import { parseCommandLine, wantsJson } from './admin/args.js';
 import { type Command } from './admin/command.js';
 import { CommandError, UsageError } from './admin/errors.js';
@@ -35,7 +36,8 @@ async function main(argv: readonly string[]): Promise<number> {
       if (!json) process.stderr.write(`\n${about ? `Usage: ${PROGRAM} ${about.name} ${about.usage}\n  ${about.summary}` : usage()}\n`);
       return 2;
     }
-    if (!(err instanceof CommandError || err instanceof ConfigError) && !json && err instanceof Error && err.stack) {
+    // A service's ApiError is the operator's mistake, like a CommandError: its message says it all.
+    if (!(err instanceof CommandError || err instanceof ConfigError || err instanceof ApiError) && !json && err instanceof Error && err.stack) {
       process.stderr.write(`${err.stack}\n`);
     }
     return 1;

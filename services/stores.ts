@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityDictionary, EntityManager } from '@mikro-orm/postgresql';
+import { ApiError } from '../contract/errors.js';
 import { ApiKey } from '../db/entities/api-key.js';
 import { Store } from '../db/entities/store.js';
 import { displayPrefix, generateKey, hashKey } from '../domain/api-keys.js';
@@ -14,23 +15,29 @@ export interface NewStore {
   standardDeliveryFee?: string;
 }
 
-/** Creates a published store with a unique slug derived from its name. */
+// The store with the first slug of its name that no store has (base, base-2, base-3, …) as this
+// statement's snapshot sees it. `on conflict do nothing` waits for a concurrent insert of the same slug
+// and then gives no row (never an error, so a caller's transaction survives): the next attempt, a new
+// snapshot, sees that store and takes the next free slug.
+const INSERT_STORE = `insert into stores (id, name, slug, currency, mode, plan, published, standard_delivery_fee)
+  select ?, ?, coalesce(
+      (select b.slug from (select ?::text as slug) b where not exists (select 1 from stores where slug = b.slug)),
+      (select ? || '-' || n from generate_series(2, 1000000) n where not exists (select 1 from stores where slug = ? || '-' || n) limit 1)
+    ), ?, ?, ?, true, ?::numeric
+  on conflict (slug) do nothing
+  returning *`;
+// Each lost race means another store of this name was just created; this many at once is an attack, not a shop.
+const MAX_SLUG_ATTEMPTS = 100;
+
+/** Creates a published store with a slug of its own derived from its name, also when many of that name are created at once. */
 export async function createStore(em: EntityManager, input: NewStore): Promise<Store> {
   const base = slugify(input.name);
-  let slug = base;
-  for (let n = 2; await em.count(Store, { slug }); n++) slug = `${base}-${n}`;
-  const store = em.create(Store, {
-    id: randomUUID(),
-    name: input.name,
-    slug,
-    currency: (input.currency ?? 'USD').toUpperCase(),
-    mode: input.mode ?? 'full',
-    plan: input.plan ?? 'free',
-    published: true,
-    standardDeliveryFee: input.standardDeliveryFee ?? '0',
-  });
-  await em.flush();
-  return store;
+  const values = [randomUUID(), input.name, base, base, base, (input.currency ?? 'USD').toUpperCase(), input.mode ?? 'full', input.plan ?? 'free', input.standardDeliveryFee ?? '0'];
+  for (let attempt = 1; attempt <= MAX_SLUG_ATTEMPTS; attempt++) {
+    const [row] = await em.execute<EntityDictionary<Store>[]>(INSERT_STORE, values);
+    if (row) return em.map(Store, row);
+  }
+  throw new Error(`no free slug for ${base} after ${MAX_SLUG_ATTEMPTS} attempts`);
 }
 
 /** Moves a store to another plan; rate limits follow from the next request, since each request reads the plan. */
@@ -59,12 +66,12 @@ export interface NewKey {
   connectionId?: string;
 }
 
-/** Creates a key; the plain key is returned here only, and only its hash is stored. */
+/** Creates a key; the plain key is returned here only, and only its hash is stored. A scope or website the kind may not have is 400 naming it. */
 export async function createKey(em: EntityManager, storeId: string, input: NewKey): Promise<{ key: ApiKey; plain: string }> {
   // A connection key is a secret key bound to a connection; no other kind may be bound.
-  if (input.connectionId && input.kind !== 'secret') throw new RangeError('only a secret key can be a connection key');
+  if (input.connectionId && input.kind !== 'secret') throw new ApiError('invalid_request', 'only a secret key can be a connection key', 'kind');
   const plain = generateKey(input.kind);
-  const scopes = input.connectionId ? [...CONNECTION_SCOPES] : scopesForNewKey(input.kind, input.scopes);
+  const scopes = input.connectionId ? [...CONNECTION_SCOPES] : scopesFor(input.kind, input.scopes);
   const key = em.create(ApiKey, {
     id: randomUUID(),
     store: em.getReference(Store, storeId),
@@ -89,10 +96,20 @@ export async function revokeKey(em: EntityManager, keyId: string): Promise<ApiKe
   return key;
 }
 
-/** An allowed website as browsers send it in Origin: scheme://host[:port], no path. Throws on anything else. */
+/** An allowed website as browsers send it in Origin: scheme://host[:port], no path; anything else is 400 naming origins. */
 export function normalizeOrigin(text: string): string {
-  const url = new URL(text);
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new RangeError(`not a web origin: ${text}`);
-  if (url.pathname !== '/' || url.search || url.hash || url.username) throw new RangeError(`an origin has no path, query or credentials: ${text}`);
+  const url = URL.parse(text);
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new ApiError('invalid_request', `not a web origin: ${text}`, 'origins');
+  if (url.pathname !== '/' || url.search || url.hash || url.username) throw new ApiError('invalid_request', `an origin has no path, query or credentials: ${text}`, 'origins');
   return url.origin;
+}
+
+/** The scopes of a new key (domain/scopes.ts); one the kind may not hold is 400 naming scopes. */
+function scopesFor(kind: KeyKindInput, requested: string[] | undefined) {
+  try {
+    return scopesForNewKey(kind, requested);
+  } catch (err) {
+    if (err instanceof RangeError) throw new ApiError('invalid_request', err.message, 'scopes');
+    throw err;
+  }
 }

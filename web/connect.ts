@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CONNECTED_SHOPS_PER_PLAN } from '../domain/store.js';
 import { connectReturnUrl, parseConnectRequest, type ConnectRequest } from '../domain/connect-request.js';
 import { createOwnedStore, findOwnedStore, listOwnedStores } from '../services/accounts/stores.js';
-import { approveConnection, connectionAllowance, PlanLimitError } from '../services/connections/codes.js';
+import { ApiError } from '../contract/errors.js';
+import { approveConnection, connectionAllowance } from '../services/connections/codes.js';
 import { html, type SafeHtml } from './html.js';
 import { signInForm, signUpForm } from './dashboard/auth.js';
 import { formOf } from './dashboard/guard.js';
@@ -91,7 +92,8 @@ export async function connectPages(app: FastifyInstance) {
       const { code } = await approveConnection(app.orm.em, { storeId, platform: req.platform, siteUrl: req.siteUrl, shopName: req.name, currency: req.currency, ttlSeconds: app.config.connectCodeTtlSeconds });
       return reply.redirect(connectReturnUrl(req, { code }), 303);
     } catch (err) {
-      if (!(err instanceof PlanLimitError)) throw err;
+      // The plan's limit of connected shops (the store was picked above, and the request's site_url checked).
+      if (!(err instanceof ApiError && err.code === 'conflict')) throw err;
       const message = html`<p>${err.message}</p><p>Pick another store, connect a new store, or <a href="${storePath(storeId, '/settings')}">move this store to the paid plan</a> (${CONNECTED_SHOPS_PER_PLAN.paid} connected shops) and try again.</p>`;
       return approvalPage(request, reply, req, query, { status: 409, error: message });
     }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ANONYMOUS_PER_IP, isOverLimit, rateLimitState } from '../domain/rate-limits.js';
 import { findStoreBySlug } from '../services/tracking/find.js';
-import { trackById, trackByNumber, type TrackingOutcome } from '../services/tracking/lookup.js';
+import { trackById, trackByNumber, TrackingRefused, type TrackingFound } from '../services/tracking/lookup.js';
 import { countAnonymous } from '../services/auth/keys.js';
 import { pageError } from './errors.js';
 import { orderTrackingPageUrl } from '../contract/urls.js';
@@ -20,6 +20,16 @@ const minutes = (seconds: number) => Math.max(1, Math.ceil(seconds / 60));
 
 function send(reply: FastifyReply, status: number, body: string, headers: Record<string, string> = {}) {
   return reply.status(status).headers({ ...PAGE_HEADERS, ...headers }).send(body);
+}
+
+/** The lookup's order, or its refusal, which the pages answer themselves (anything else goes to the error handler). */
+async function lookup(work: Promise<TrackingFound>): Promise<TrackingFound | TrackingRefused> {
+  try {
+    return await work;
+  } catch (err) {
+    if (err instanceof TrackingRefused) return err;
+    throw err;
+  }
 }
 
 /**
@@ -53,10 +63,11 @@ export async function trackingPages(app: FastifyInstance) {
   }
 
   /** The page of one outcome: the order, the form again with a message, or a message page. */
-  function answer(reply: FastifyReply, outcome: TrackingOutcome, ask: (error?: string) => string, notFound: () => string, withLink: boolean) {
-    switch (outcome.kind) {
-      case 'found':
-        return send(reply, 200, trackingView(outcome.result, withLink ? orderTrackingPageUrl(app.config, outcome.orderId) : undefined));
+  function answer(reply: FastifyReply, outcome: TrackingFound | TrackingRefused, ask: (error?: string) => string, notFound: () => string, withLink: boolean) {
+    if (!(outcome instanceof TrackingRefused)) {
+      return send(reply, 200, trackingView(outcome.result, withLink ? orderTrackingPageUrl(app.config, outcome.orderId) : undefined));
+    }
+    switch (outcome.reason) {
       case 'not_found':
         return send(reply, 404, notFound());
       case 'contact_missing':
@@ -64,8 +75,8 @@ export async function trackingPages(app: FastifyInstance) {
       case 'contact_wrong':
         return send(reply, 422, ask(WRONG));
       case 'locked': {
-        const text = `Too many wrong answers for this order. Try again in about ${minutes(outcome.retryAfter)} minute(s).`;
-        return send(reply, 429, messagePage('Too many tries', text, outcome.storeName), { 'retry-after': String(outcome.retryAfter) });
+        const text = `Too many wrong answers for this order. Try again in about ${minutes(outcome.retryAfter!)} minute(s).`;
+        return send(reply, 429, messagePage('Too many tries', text, outcome.storeName ?? undefined), { 'retry-after': String(outcome.retryAfter) });
       }
     }
   }
@@ -77,15 +88,15 @@ export async function trackingPages(app: FastifyInstance) {
 
   // The order's page: shown at once when the API would show it without a contact, else the contact form.
   app.get<{ Params: { orderId: string } }>('/track/:orderId', { config }, async (request, reply) => {
-    const outcome = await trackById(app.orm.em, rule, request.params.orderId, undefined);
-    if (outcome.kind === 'contact_missing') return send(reply, 200, contactForm(outcome.storeName, orderPath(request.params.orderId)));
+    const outcome = await lookup(trackById(app.orm.em, rule, request.params.orderId, undefined));
+    if (outcome instanceof TrackingRefused && outcome.reason === 'contact_missing') return send(reply, 200, contactForm(outcome.storeName ?? '', orderPath(request.params.orderId)));
     return answer(reply, outcome, () => '', noOrder, false);
   });
 
   app.post<{ Params: { orderId: string } }>('/track/:orderId', { config, bodyLimit }, async (request, reply) => {
     if (!(await metered(request, reply))) return reply;
-    const outcome = await trackById(app.orm.em, rule, request.params.orderId, field(request.body, 'contact'));
-    const storeName = 'storeName' in outcome ? outcome.storeName : '';
+    const outcome = await lookup(trackById(app.orm.em, rule, request.params.orderId, field(request.body, 'contact')));
+    const storeName = outcome instanceof TrackingRefused ? (outcome.storeName ?? '') : '';
     return answer(reply, outcome, (error) => contactForm(storeName, orderPath(request.params.orderId), error), noOrder, false);
   });
 
@@ -104,7 +115,7 @@ export async function trackingPages(app: FastifyInstance) {
     const order = field(request.body, 'order')?.slice(0, 255);
     const ask = (error?: string) => storeForm(store.name, storePath(request.params.slug), order ?? '', error);
     if (!order) return send(reply, 422, ask('Enter your order number.'));
-    const outcome = await trackByNumber(app.orm.em, rule, store.id, order, field(request.body, 'contact'));
+    const outcome = await lookup(trackByNumber(app.orm.em, rule, store.id, order, field(request.body, 'contact')));
     return answer(reply, outcome, ask, () => ask('No order with this number. Check it and try again.'), true);
   });
 }

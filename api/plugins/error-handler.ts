@@ -1,16 +1,16 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { isDatabaseUnavailable } from '../../db/errors.js';
+import { databaseError } from '../../db/errors.js';
 import { isTemporalUnavailable } from '../../temporal/errors.js';
-import { ApiError, type ErrorCode } from '../../contract/errors.js';
+import { ApiError, unavailable, type ErrorCode } from '../../contract/errors.js';
 import { setCommonHeaders } from './common-headers.js';
 
 export interface ErrorEnvelope {
   error: { code: ErrorCode; message: string; param?: string; request_id: string };
 }
 
-/** Converts any thrown value into the spec's error envelope; unexpected ones are logged and hidden. */
+/** Converts any thrown value into the spec's error envelope (database failures as db/errors.ts maps them); unexpected ones are logged and hidden. */
 export function toApiError(err: unknown, request: FastifyRequest): ApiError {
   if (err instanceof ApiError) return err;
   const e = err as FastifyError;
@@ -37,9 +37,10 @@ export function toApiError(err: unknown, request: FastifyRequest): ApiError {
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     return new ApiError('invalid_request', e.message);
   }
-  if (isDatabaseUnavailable(err) || isTemporalUnavailable(err)) {
-    request.log.error({ err }, 'backing service unavailable');
-    return new ApiError('unavailable', 'The service is briefly unavailable; retry shortly.', undefined, { 'retry-after': '5' });
+  const refused = databaseError(err) ?? (isTemporalUnavailable(err) ? unavailable() : null);
+  if (refused) {
+    request.log[refused.status >= 500 ? 'error' : 'warn']({ err }, `backing service refused the request: ${refused.code}`);
+    return refused;
   }
   request.log.error({ err }, 'unhandled error');
   return new ApiError('internal_error', 'Something went wrong on our side. Quote the request id when you contact support.');

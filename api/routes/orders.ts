@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError, notFound } from '../../contract/errors.js';
+import { notFound } from '../../contract/errors.js';
 import { defineRoute } from '../route.js';
 import {
   ArchiveResult,
@@ -49,9 +49,8 @@ export async function orderRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const sender = orderSenderFor(request.principal!, publicUrl);
-      const outcome = await upsertOrder(app.orm.em, sender, request.body);
-      if (!outcome.ok) throw new ApiError('invalid_request', outcome.message, outcome.param);
-      return reply.status(outcome.result.action === 'created' ? 201 : 200).send(outcome.result);
+      const result = await upsertOrder(app.orm.em, sender, request.body);
+      return reply.status(result.action === 'created' ? 201 : 200).send(result);
     },
   );
 

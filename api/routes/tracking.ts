@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../../contract/errors.js';
 import { defineRoute } from '../route.js';
 import { TrackingQuery, TrackingResult } from '../../contract/schemas/tracking.js';
-import { trackByNumber, type TrackingOutcome } from '../../services/tracking/lookup.js';
+import { trackByNumber } from '../../services/tracking/lookup.js';
 
 const DESCRIPTION = [
   'Looks an order up by the number the shopper sees. The answer never contains a name, phone, email or address.',
@@ -15,22 +14,6 @@ const DESCRIPTION = [
     'contact. Wrong tries older than that window are forgotten. Failed answers take a fixed minimum time, so a close guess ' +
     'and a far one cannot be told apart. See docs/tracking.md.',
 ].join('\n\n');
-
-/** The error of each failed lookup; every one carries the same words whatever the order holds. */
-export function trackingError(outcome: Exclude<TrackingOutcome, { kind: 'found' }>): ApiError {
-  switch (outcome.kind) {
-    case 'not_found':
-      return new ApiError('not_found', 'No order with this number in this store.');
-    case 'contact_missing':
-      return new ApiError('unprocessable', 'This order needs a contact: the last 4 digits of the phone number on the order, or its email.', 'contact');
-    case 'contact_wrong':
-      return new ApiError('unprocessable', 'The contact does not match this order.', 'contact');
-    case 'locked':
-      return new ApiError('rate_limited', `Too many wrong contacts for this order; retry in ${outcome.retryAfter} seconds.`, undefined, {
-        'retry-after': String(outcome.retryAfter),
-      });
-  }
-}
 
 /** GET /tracking: the shopper-facing lookup, for secret and publishable keys. */
 export async function trackingRoutes(app: FastifyInstance) {
@@ -48,10 +31,7 @@ export async function trackingRoutes(app: FastifyInstance) {
       responses: { 200: { description: 'The tracking result', schema: TrackingResult } },
       errors: ['not_found', 'unprocessable'],
     },
-    async (request) => {
-      const outcome = await trackByNumber(app.orm.em, rule, request.principal!.storeId, request.query.order, request.query.contact);
-      if (outcome.kind !== 'found') throw trackingError(outcome);
-      return outcome.result;
-    },
+    // A refusal is thrown as its ApiError (404, 422 contact, 429 with Retry-After).
+    async (request) => (await trackByNumber(app.orm.em, rule, request.principal!.storeId, request.query.order, request.query.contact)).result,
   );
 }

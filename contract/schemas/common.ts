@@ -12,6 +12,11 @@ export const ErrorBody = z
   })
   .openapi('Error', { example: { error: { code: 'invalid_request', message: 'totals.total: required', param: 'totals.total', request_id: 'req_5f0c…' } } });
 
-export const Uuid = z.uuid();
-/** ISO 8601 date-time as the API prints it (UTC, milliseconds). */
-export const DateTime = z.iso.datetime({ offset: true }).openapi({ example: '2026-11-22T10:15:00.000Z' });
+// PostgreSQL has no year 0 and prints earlier moments as BC, which no ISO 8601 reader takes back.
+const YEAR_ONE = Date.parse('0001-01-01T00:00:00Z');
+
+/** ISO 8601 date-time as the API prints it (UTC, milliseconds); from year 1 on (UTC). */
+export const DateTime = z.iso
+  .datetime({ offset: true })
+  .refine((text) => Date.parse(text) >= YEAR_ONE, 'must be from the year 0001 on (UTC)')
+  .openapi({ example: '2026-11-22T10:15:00.000Z' });

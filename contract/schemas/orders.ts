@@ -1,5 +1,6 @@
 import { ORDER_SOURCES, ORDER_STATUSES, STATUS_KINDS } from '../../domain/order-status.js';
 import { INPUT_PAYMENT_STATUSES, PAYMENT_STATUSES } from '../../domain/payment.js';
+import { RISK_LEVELS } from '../../domain/risk.js';
 import { toUnits } from '../../domain/money.js';
 import { decodeCursor } from '../../domain/cursor.js';
 import { z } from '../zod.js';
@@ -142,7 +143,7 @@ export const Order = z
     tracking: z.object({ number: Nullable, courier: Nullable, url: Nullable, status_text: Nullable, page_url: z.url() }),
     note: Nullable,
     risk: z
-      .object({ level: z.enum(['medium', 'high']), flags: z.array(z.object({ code: z.string(), label: z.string() })) })
+      .object({ level: z.enum(RISK_LEVELS), flags: z.array(z.object({ code: z.string(), label: z.string() })) })
       .nullable()
       .openapi({ description: 'Only cash-on-delivery orders are flagged; flag codes are listed in docs/orders.md.' }),
     archived: z.boolean(),

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiError } from '../../contract/errors.js';
 import { hashPassword, needsRehash, passwordProblem, verifyNothing, verifyPassword } from '../../domain/password.js';
 
 export interface Owner {
@@ -16,20 +17,20 @@ export function emailProblem(email: string): string | null {
   return null;
 }
 
-export type SignUpResult = { ok: true; owner: Owner } | { ok: false; message: string };
-
-/** Creates an account with a scrypt-hashed password; refuses a bad email, a weak password or a taken address. */
-export async function signUp(em: EntityManager, emailText: string, password: string): Promise<SignUpResult> {
+/** Creates an account with a scrypt-hashed password; a bad email or a weak password is 400 naming it, a taken address 409. */
+export async function signUp(em: EntityManager, emailText: string, password: string): Promise<Owner> {
   const email = normalizeEmail(emailText);
-  const problem = emailProblem(email) ?? passwordProblem(password);
-  if (problem) return { ok: false, message: problem };
+  const badEmail = emailProblem(email);
+  if (badEmail) throw new ApiError('invalid_request', badEmail, 'email');
+  const weak = passwordProblem(password);
+  if (weak) throw new ApiError('invalid_request', weak, 'password');
   const hash = await hashPassword(password);
   const rows = await em.execute<Owner[]>(
     `insert into owners (id, email, password_hash) values (?, ?, ?) on conflict (email) do nothing returning id, email`,
     [randomUUID(), email, hash],
   );
-  if (!rows[0]) return { ok: false, message: 'An account with this email already exists; sign in instead.' };
-  return { ok: true, owner: rows[0] };
+  if (!rows[0]) throw new ApiError('conflict', 'An account with this email already exists; sign in instead.', 'email');
+  return rows[0];
 }
 
 /** The account when email and password match (its hash renewed if made with older parameters); null otherwise, in about the same time whether the email exists or not. */

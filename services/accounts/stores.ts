@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { StoreMode, StorePlan } from '../../domain/store.js';
+import { isUuid } from '../../domain/uuid.js';
 import { createStore, type NewStore } from '../stores.js';
 
 export interface OwnedStore {
@@ -13,10 +14,6 @@ export interface OwnedStore {
   standard_delivery_fee: string;
   role: 'owner';
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** True for a well-formed uuid: anything else can name no row (and would fail PostgreSQL's cast). */
-export const isUuid = (text: string) => UUID.test(text);
 
 const COLUMNS = `s.id, s.name, s.slug, s.currency, s.mode, s.plan, s.published, s.standard_delivery_fee::text as standard_delivery_fee, m.role`;
 

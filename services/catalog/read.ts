@@ -3,9 +3,9 @@ import type { Principal } from '../../contract/principal.js';
 import { ApiError } from '../../contract/errors.js';
 import type { ProductListQuery } from '../../contract/schemas/products.js';
 import { keysetPage } from '../../db/keyset-page.js';
+import { isUuid } from '../../domain/uuid.js';
 import { PRODUCT_COLUMNS, presentProduct, type ProductRow, type StoreFacts } from './product-row.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const STORE_COLUMNS = 'id, name, slug, currency, published, standard_delivery_fee';
 
 /** The store by id or slug, or null. */
@@ -36,7 +36,7 @@ export function publishedStore(principal: Principal): StoreFacts {
 
 /** One live (not archived) product of this store, or null (unknown, malformed, archived or another store's id). */
 export async function findLiveProduct(em: EntityManager, storeId: string, id: string): Promise<ProductRow | null> {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const rows = await em.execute<ProductRow[]>(`select * from products where id = ? and store_id = ? and not archived`, [id, storeId]);
   return rows[0] ?? null;
 }

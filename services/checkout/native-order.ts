@@ -2,19 +2,32 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PricedCart } from '../../domain/cart.js';
 import { fromUnits, toNumericString } from '../../domain/money.js';
-import type { StoredItem } from '../orders/order-record.js';
 import { inferPaymentStatus, paymentMethodOf } from '../../domain/payment.js';
 import { assessCodRisk, phoneKey } from '../../domain/risk.js';
 import type { Shopper } from '../../domain/shopper-form.js';
 import type { StoreFacts } from '../catalog/product-row.js';
 import { recordOrderEvents, recordStatusHistory } from '../orders/events.js';
-import { presentOrder, type OrderRow } from '../orders/present.js';
+import { presentOrder } from '../orders/present.js';
+import { recordsetColumns, type ColumnName } from '../../db/tables/columns.js';
+import { ORDERS, type OrderRow, type StoredItem } from '../../db/tables/orders.js';
 
 /** Who places native orders, in status history and events. */
 export const CHECKOUT_ACTOR = 'checkout';
 
 /** A native order number as shoppers see it: N- and the store's counter (N-1001, N-1002, …), never clashing with an outside shop's numbers. */
 export const nativeOrderNumber = (n: number | string) => `N-${n}`;
+
+// The columns a native order fills; the others keep their defaults (no external id or connection, no
+// discount or COD fee, not archived) or stay null.
+const NATIVE_COLUMNS = [
+  'id', 'store_id', 'origin', 'source', 'order_number', 'status', 'payment_method', 'payment_status', 'is_cod', 'total', 'shipping', 'currency',
+  'customer_name', 'customer_phone', 'customer_phone_key', 'customer_address', 'customer_city', 'customer_country', 'items', 'note', 'risk', 'content_hash',
+] as const satisfies readonly ColumnName<typeof ORDERS>[];
+type NativeOrderRow = Pick<OrderRow, (typeof NATIVE_COLUMNS)[number]>;
+
+const INSERT_NATIVE = `insert into orders (${NATIVE_COLUMNS.join(', ')})
+  select ${NATIVE_COLUMNS.join(', ')} from jsonb_to_record(?::jsonb) as x(${recordsetColumns(ORDERS, NATIVE_COLUMNS)})
+  returning *`;
 
 /**
  * Creates the native order of a priced cart in the caller's transaction: the next number of the store's
@@ -54,7 +67,7 @@ export async function createNativeOrder(tx: EntityManager, store: StoreFacts, ca
   const values = {
     id: randomUUID(),
     order_number: nativeOrderNumber(counter!.n),
-    status: 'pending',
+    status: 'pending' as const,
     payment_method: paymentMethodOf({ isCod: true }),
     payment_status: inferPaymentStatus({ status: 'pending', isCod: true, rawStatus: null }),
     total: toNumericString(cart.total),
@@ -70,21 +83,17 @@ export async function createNativeOrder(tx: EntityManager, store: StoreFacts, ca
     note: shopper.note,
     risk,
   };
-  const contentHash = createHash('sha256').update(JSON.stringify(values)).digest('base64url');
-  const [row] = await tx.execute<OrderRow[]>(
-    `insert into orders (id, store_id, origin, source, connection_id, external_id, order_number, status, payment_method, payment_status,
-       is_cod, total, discount, shipping, cod_fee, currency, customer_name, customer_phone, customer_phone_key, customer_address,
-       customer_city, customer_country, items, note, risk, content_hash)
-     values (?, ?, 'native', 'native', null, null, ?, ?, ?, ?, true, ?, 0, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb, ?)
-     returning *`,
-    [
-      values.id, store.id, values.order_number, values.status, values.payment_method, values.payment_status, values.total, values.shipping,
-      values.currency, values.customer_name, values.customer_phone, values.customer_phone_key, values.customer_address, values.customer_city,
-      values.customer_country, JSON.stringify(items), values.note, risk === null ? null : JSON.stringify(risk), contentHash,
-    ],
-  );
-  const order = presentOrder(row!, publicUrl);
-  await recordStatusHistory(tx, [{ orderId: row!.id, status: row!.status, comment: null, actor: CHECKOUT_ACTOR }]);
+  const row: NativeOrderRow = {
+    ...values,
+    store_id: store.id,
+    origin: 'native',
+    source: 'native',
+    is_cod: true,
+    content_hash: createHash('sha256').update(JSON.stringify(values)).digest('base64url'),
+  };
+  const [written] = await tx.execute<OrderRow[]>(INSERT_NATIVE, [JSON.stringify(row)]);
+  const order = presentOrder(written!, publicUrl);
+  await recordStatusHistory(tx, [{ orderId: written!.id, status: written!.status, comment: null, actor: CHECKOUT_ACTOR }]);
   await recordOrderEvents(tx, [{ storeId: store.id, order, type: 'order.created', backfill: false, actor: CHECKOUT_ACTOR, connectionId: null }]);
-  return row!;
+  return written!;
 }

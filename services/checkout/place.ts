@@ -6,6 +6,10 @@ import { priceLines } from './cart.js';
 import { createNativeOrder } from './native-order.js';
 import type { CartSession } from './session-row.js';
 
+/**
+ * What placing a cart came to. Results, not errors: a cart meeting the shop as it is now (sold out,
+ * repriced, expired, already placed) is no mistake of the shopper's; the cart page shows each one.
+ */
 export type PlaceOutcome =
   | { kind: 'placed'; orderId: string }
   /** The session had already placed its order (a double submit): that order, never a second one. */

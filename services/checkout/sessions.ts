@@ -6,6 +6,7 @@ import { cartPageUrl } from '../../contract/urls.js';
 import type { CheckoutSessionRequest } from '../../contract/schemas/checkout.js';
 import type { CartLine } from '../../domain/cart.js';
 import { newCheckoutToken } from '../../domain/checkout-token.js';
+import { iso } from '../../domain/dates.js';
 import { OUTBOX_CHANNEL, OUTBOX_COLUMNS, OUTBOX_RECORD, outboxRow } from '../../db/outbox.js';
 import { prepared, runPrepared } from '../../db/prepared.js';
 import { expiryBucketSeconds } from '../../domain/checkout-expiry.js';
@@ -62,7 +63,7 @@ export async function createCheckoutSession(
     expiryHandOff(store.id),
   ]);
   const expiresAt = row!.expires_at;
-  return { url: cartPageUrl({ publicUrl: opts.publicUrl }, store.slug, token), token, expires_at: new Date(expiresAt).toISOString() };
+  return { url: cartPageUrl({ publicUrl: opts.publicUrl }, store.slug, token), token, expires_at: iso(expiresAt) };
 }
 
 /** Stands for the bucket's end in expiryHandOff; only the database knows it (its clock sets expires_at). */

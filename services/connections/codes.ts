@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError } from '../../contract/errors.js';
 import { enqueueHandOffs } from '../../db/outbox.js';
+import { iso } from '../../domain/dates.js';
 import { sealSecret } from '../../domain/secret-box.js';
 import { shopHost } from '../../domain/shop-host.js';
 import { CONNECTED_SHOPS_PER_PLAN, type StorePlan } from '../../domain/store.js';
@@ -14,9 +15,6 @@ export const PLATFORMS = ['platform_a', 'platform_b'] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
 const hashCode = (code: string) => createHash('sha256').update(code).digest('hex');
-
-/** A store at its plan's limit of connected shops: the owner must disconnect one or upgrade. */
-export class PlanLimitError extends Error {}
 
 /**
  * Active connected shops of a store against its plan's allowance. With lock (inside the transaction that
@@ -33,21 +31,25 @@ export async function connectionAllowance(em: EntityManager, storeId: string, lo
   return { plan: row!.plan, active: row!.active, limit, full: row!.active >= limit };
 }
 
+/** 409 conflict for a store at its plan's limit of connected shops: the owner must disconnect one or upgrade. */
+export function planLimitReached(allowance: { plan: StorePlan; active: number; limit: number }): ApiError {
+  return new ApiError('conflict', `This store already has ${allowance.active} connected shop(s), the most its ${allowance.plan} plan allows (${allowance.limit}).`);
+}
+
 /**
  * Issues a connect code on the owner's approval: long and random, stored only as a hash, valid ttl
- * seconds, single use, bound to the approved shop host. A workflow per code owns its expiry.
+ * seconds, single use, bound to the approved shop host. A workflow per code owns its expiry. A store at
+ * its plan's limit is 409 conflict (planLimitReached).
  */
 export async function approveConnection(
   em: EntityManager,
   input: { storeId: string; platform: Platform; siteUrl: string; shopName?: string | null; currency?: string | null; ttlSeconds: number },
 ): Promise<{ code: string; expires_at: string; codeId: string }> {
   const host = shopHost(input.siteUrl);
-  if (!host) throw new RangeError('site_url must be an http(s) address');
+  if (!host) throw new ApiError('invalid_request', 'site_url must be an http(s) address.', 'site_url');
   return em.transactional(async (tx) => {
     const allowance = await connectionAllowance(tx, input.storeId, true);
-    if (allowance.full) {
-      throw new PlanLimitError(`This store already has ${allowance.active} connected shop(s), the most its ${allowance.plan} plan allows (${allowance.limit}).`);
-    }
+    if (allowance.full) throw planLimitReached(allowance);
     const code = randomBytes(32).toString('base64url');
     const codeId = randomUUID();
     const [row] = await tx.execute<{ expires_at: Date }[]>(
@@ -64,7 +66,7 @@ export async function approveConnection(
         summary: `connect code for ${host} (${input.platform})`,
       },
     ]);
-    return { code, expires_at: new Date(row!.expires_at).toISOString(), codeId };
+    return { code, expires_at: iso(row!.expires_at), codeId };
   });
 }
 
@@ -111,7 +113,7 @@ export async function createConnection(
   input: { storeId: string; platform: Platform; siteUrl: string; shopName?: string | null; currency?: string | null; secretsKey: Buffer },
 ) {
   const host = shopHost(input.siteUrl);
-  if (!host) throw new RangeError('site_url must be an http(s) address');
+  if (!host) throw new ApiError('invalid_request', 'site_url must be an http(s) address.', 'site_url');
   const connectionId = randomUUID();
   const webhookSecret = generateWebhookSecret();
   await tx.execute(

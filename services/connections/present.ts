@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { storeUrls } from '../../contract/urls.js';
+import { isoOrNull } from '../../domain/dates.js';
 
 export interface ConnectionRow {
   id: string;
@@ -45,7 +46,7 @@ export async function presentConnection(em: EntityManager, row: ConnectionRow) {
     status_detail: row.status_detail,
     shop_url: row.shop_url,
     orders_synced: stats!.n,
-    last_order_at: stats!.last ? new Date(stats!.last).toISOString() : null,
+    last_order_at: isoOrNull(stats!.last),
   };
 }
 

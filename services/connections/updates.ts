@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { wakeLane } from '../../db/lanes.js';
+import { iso, isoOrNull } from '../../domain/dates.js';
+import { isUuid } from '../../domain/uuid.js';
 import { workflowIds } from '../../workflows/definitions.js';
 import type { Order } from '../../contract/schemas/orders.js';
 
@@ -38,7 +40,7 @@ export function presentUpdate(row: UpdateRow) {
     tracking: row.tracking,
     tracking_page_url: row.tracking_page_url,
     comment: row.comment,
-    updated_at: new Date(row.updated_at).toISOString(),
+    updated_at: iso(row.updated_at),
   };
 }
 
@@ -103,10 +105,9 @@ export async function waitingUpdates(em: EntityManager, connectionId: string, li
 
 /** Acknowledges updates; counts only ids of this connection that were waiting. Acknowledged ones are never sent again. */
 export async function acknowledge(em: EntityManager, connectionId: string, ack: { applied: string[]; failed: { id: string; error: string }[] }): Promise<number> {
-  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
   const rows = [
-    ...ack.applied.filter((id) => uuid.test(id)).map((id) => ({ id, state: 'applied', error: null as string | null })),
-    ...ack.failed.filter((f) => uuid.test(f.id)).map((f) => ({ id: f.id, state: 'failed', error: f.error.slice(0, 500) })),
+    ...ack.applied.filter(isUuid).map((id) => ({ id, state: 'applied', error: null as string | null })),
+    ...ack.failed.filter((f) => isUuid(f.id)).map((f) => ({ id: f.id, state: 'failed', error: f.error.slice(0, 500) })),
   ];
   if (rows.length === 0) return 0;
   const done = await em.execute<{ id: string }[]>(

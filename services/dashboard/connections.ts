@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { connectionAllowance, createConnection, PlanLimitError, type Platform } from '../connections/codes.js';
+import { connectionAllowance, createConnection, planLimitReached, type Platform } from '../connections/codes.js';
 import { disconnect } from '../connections/connection.js';
 import type { ConnectionRow } from '../connections/present.js';
-import { isUuid } from '../accounts/stores.js';
+import { isUuid } from '../../domain/uuid.js';
 
 /** The store's connected shops, active first, newest first, with their waiting and failed update counts. */
 export async function listStoreConnections(em: EntityManager, storeId: string) {
@@ -24,7 +24,7 @@ export async function findStoreConnection(em: EntityManager, storeId: string, id
 
 /**
  * The spec's manual alternative: an active connection whose key and signing secret are shown once.
- * Refused with PlanLimitError when the store is at its plan's limit (checked under the store's row lock).
+ * Refused with 409 conflict when the store is at its plan's limit (checked under the store's row lock).
  */
 export async function createManualConnection(
   em: EntityManager,
@@ -32,10 +32,8 @@ export async function createManualConnection(
 ) {
   return em.transactional(async (tx) => {
     await tx.execute(`select id from stores where id = ? for update`, [input.storeId]);
-    const allowance = await connectionAllowance(tx, input.storeId, true);
-    if (allowance.full) {
-      throw new PlanLimitError(`This store already has ${allowance.active} connected shop(s), the most its ${allowance.plan} plan allows (${allowance.limit}).`);
-    }
+    const allowance = await connectionAllowance(tx, input.storeId);
+    if (allowance.full) throw planLimitReached(allowance);
     return createConnection(tx, { ...input });
   });
 }

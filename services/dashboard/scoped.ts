@@ -1,15 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ApiKey } from '../../db/entities/api-key.js';
 import { revokeKey } from '../stores.js';
 import { replayDelivery } from '../webhooks/deliveries.js';
-import { isUuid } from '../accounts/stores.js';
+import { isUuid } from '../../domain/uuid.js';
 
 // The shared services find keys and deliveries by id alone; the dashboard first proves the id is this store's.
 
-/** Revokes a key of this store; false (and nothing changes) when the key is another store's or unknown. */
-export async function revokeStoreKey(em: EntityManager, storeId: string, keyId: string): Promise<boolean> {
-  if (!isUuid(keyId)) return false;
+/** Revokes a key of this store; null (and nothing changes) when the key is another store's or unknown. */
+export async function revokeStoreKey(em: EntityManager, storeId: string, keyId: string): Promise<ApiKey | null> {
+  if (!isUuid(keyId)) return null;
   const [row] = await em.execute<{ id: string }[]>(`select id from api_keys where id = ? and store_id = ?`, [keyId, storeId]);
-  return row ? (await revokeKey(em, row.id)) !== null : false;
+  return row ? revokeKey(em, row.id) : null;
 }
 
 /** Sends a delivery of this store again ("send again"); null when it is another store's, unknown, or its endpoint is gone. */

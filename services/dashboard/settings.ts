@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiError } from '../../contract/errors.js';
 import { toNumericString, toUnits } from '../../domain/money.js';
 import { STORE_MODES, STORE_PLANS, type StoreMode, type StorePlan } from '../../domain/store.js';
 
@@ -11,24 +12,26 @@ export interface StoreSettings {
   plan: StorePlan;
 }
 
-/** Reads and checks the settings form; returns the first problem in words, or the clean settings. */
-export function parseSettings(form: URLSearchParams): { ok: true; settings: StoreSettings } | { ok: false; message: string } {
+const refuse = (message: string, param: string) => new ApiError('invalid_request', message, param);
+
+/** Reads and checks the settings form into clean settings; the first problem is an ApiError in words, naming the field. */
+export function parseSettings(form: URLSearchParams): StoreSettings {
   const name = (form.get('name') ?? '').trim();
   const currency = (form.get('currency') ?? '').trim().toUpperCase();
   const mode = form.get('mode') as StoreMode;
   const plan = form.get('plan') as StorePlan;
-  if (!name || name.length > 120) return { ok: false, message: 'The store name must have 1 to 120 characters.' };
-  if (!/^[A-Z]{3}$/.test(currency)) return { ok: false, message: 'The currency must be a three-letter code such as USD or EUR.' };
-  if (!STORE_MODES.includes(mode)) return { ok: false, message: 'Pick a mode.' };
-  if (!STORE_PLANS.includes(plan)) return { ok: false, message: 'Pick a plan.' };
+  if (!name || name.length > 120) throw refuse('The store name must have 1 to 120 characters.', 'name');
+  if (!/^[A-Z]{3}$/.test(currency)) throw refuse('The currency must be a three-letter code such as USD or EUR.', 'currency');
+  if (!STORE_MODES.includes(mode)) throw refuse('Pick a mode.', 'mode');
+  if (!STORE_PLANS.includes(plan)) throw refuse('Pick a plan.', 'plan');
   let fee: bigint;
   try {
     fee = toUnits(form.get('standard_delivery_fee')?.trim() || '0');
   } catch {
-    return { ok: false, message: 'The standard delivery fee must be an amount such as 4.99.' };
+    throw refuse('The standard delivery fee must be an amount such as 4.99.', 'standard_delivery_fee');
   }
-  if (fee < 0n || fee > toUnits('1000000')) return { ok: false, message: 'The standard delivery fee must be between 0 and 1,000,000.' };
-  return { ok: true, settings: { name, currency, mode, plan, published: form.get('published') === 'on', standardDeliveryFee: toNumericString(fee) } };
+  if (fee < 0n || fee > toUnits('1000000')) throw refuse('The standard delivery fee must be between 0 and 1,000,000.', 'standard_delivery_fee');
+  return { name, currency, mode, plan, published: form.get('published') === 'on', standardDeliveryFee: toNumericString(fee) };
 }
 
 /** Saves a store's settings; a plan change moves its rate limits and connected-shop allowance from the next request. */

@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
+import { ApiError } from '../../contract/errors.js';
 import type { OrderInput } from '../../contract/schemas/orders.js';
+import { columnsExcept } from '../../db/tables/columns.js';
+import { ORDERS, type OrderRow, type StoredItem } from '../../db/tables/orders.js';
 import { toNumericString, toUnits } from '../../domain/money.js';
 import { applyDeliveryFacts, interpretStatus, type OrderStatus, type StatusKind } from '../../domain/order-status.js';
 import { inferPaymentStatus, paymentMethodOf, paymentStatusFromInput, type PaymentStatus } from '../../domain/payment.js';
@@ -9,75 +12,57 @@ import { cleanMultiline, cleanText } from '../../domain/text.js';
 /** Line items kept per order (spec Limits). */
 export const MAX_ITEMS = 200;
 
-export interface StoredItem {
-  name: string;
-  variant: string | null;
-  quantity: number;
-  unit_price: string;
-  sku: string | null;
-  product_id: string | null;
-  external_product_id: string | null;
-  image_url: string | null;
-}
+/**
+ * The orders columns an upsert writes from its JSON rows (upsert-rows.ts). The sender's columns (store,
+ * origin, source, connection) are bound apart; status_comment and tracking_status_text are PATCH's;
+ * updated_at and version are the database's.
+ */
+export const UPSERT_COLUMNS = columnsExcept(ORDERS, ['store_id', 'origin', 'source', 'connection_id', 'status_comment', 'tracking_status_text', 'updated_at', 'version']);
+type UpsertColumn = (typeof UPSERT_COLUMNS)[number];
 
-/** What one order input says, cleaned and interpreted, before it meets the copy we hold. */
-export interface OrderFacts {
-  external_id: string;
-  order_number: string | null;
-  external_status: string | null;
-  external_url: string | null;
-  /** null when the input names no status: the held status stays (pending for a new order). */
-  status: OrderStatus | null;
+/** Replaces the types of some keys of T. */
+type Override<T, U> = Omit<T, keyof U> & U;
+
+/** One row of an upsert, as JSON for jsonb_to_recordset: a null created_at means now. */
+export type UpsertRow = Override<Pick<OrderRow, UpsertColumn>, { created_at: string | null; source_updated_at: string | null }>;
+
+/**
+ * What one order input says, cleaned and interpreted, before it meets the copy we hold: the upsert's
+ * columns but those resolved against the held copy (id, external_number, payment method and status,
+ * risk), some of them still open (null: the held copy's, or the default), and how to resolve the rest.
+ */
+export type OrderFacts = Override<
+  Pick<UpsertRow, Exclude<UpsertColumn, 'id' | 'external_number' | 'payment_method' | 'payment_status' | 'risk'>>,
+  {
+    external_id: string;
+    /** null when the input names no status: the held status stays (pending for a new order). */
+    status: OrderStatus | null;
+    /** null: the held copy's currency, else the store's. */
+    currency: string | null;
+    /** true archives, false restores, null leaves as is. */
+    archived: boolean | null;
+  }
+> & {
   /** The status_kind the status was read with (the input's, else the key's default). */
   status_kind: StatusKind;
   delivered: boolean;
   payment_status_input: PaymentStatus | null;
-  is_cod: boolean;
-  payment_external_method: string | null;
-  payment_external_method_title: string | null;
-  payment_transaction_id: string | null;
-  payment_refunded_amount: string | null;
-  total: string;
-  discount: string;
-  shipping: string;
-  cod_fee: string;
-  tax: string | null;
-  currency: string | null;
-  customer_name: string | null;
-  customer_email: string | null;
-  customer_phone: string | null;
-  customer_phone_key: string | null;
-  customer_address: string | null;
-  customer_city: string | null;
-  customer_state: string | null;
-  customer_postcode: string | null;
-  customer_country: string | null;
-  items: StoredItem[];
-  tracking_number: string | null;
-  tracking_courier: string | null;
-  tracking_url: string | null;
-  note: string | null;
-  /** true archives, false restores, null leaves as is. */
-  archived: boolean | null;
-  created_at: string | null;
-  source_updated_at: string | null;
-  /** Fingerprint of the input: the same input twice is `unchanged` without a write. */
-  content_hash: string;
-}
+};
 
-export type FactsResult = { ok: true; facts: OrderFacts } | { ok: true; skip: string } | { ok: false; message: string; param: string };
+/** What one input comes to: its facts, or why it is not stored (a test order, a draft-type status). */
+export type FactsResult = { facts: OrderFacts } | { skip: string };
 
 const money = (n: number | undefined) => (n === undefined ? null : toNumericString(toUnits(n)));
 
-/** Cleans and interprets one validated order input (status by status_kind, payment, items, text). */
+/** Cleans and interprets one validated order input (status by status_kind, payment, items, text); a status it cannot read is the client's mistake. */
 export function orderFacts(input: OrderInput, defaultKind: StatusKind): FactsResult {
-  if (input.test) return { ok: true, skip: 'test order (test: true) is not stored' };
+  if (input.test) return { skip: 'test order (test: true) is not stored' };
   const kind = input.status_kind ?? defaultKind;
   let status: OrderStatus | null = null;
   if (input.status !== undefined) {
     const interpreted = interpretStatus(kind, input.status);
-    if (!interpreted.ok) return { ok: false, message: interpreted.message, param: 'status' };
-    if (interpreted.skip !== undefined) return { ok: true, skip: interpreted.skip };
+    if (!interpreted.ok) throw new ApiError('invalid_request', `status: ${interpreted.message}`, 'status');
+    if (interpreted.skip !== undefined) return { skip: interpreted.skip };
     status = interpreted.status;
   }
   const customer = input.customer ?? {};
@@ -137,16 +122,11 @@ export function orderFacts(input: OrderInput, defaultKind: StatusKind): FactsRes
   // updated_at is left out of the fingerprint: a re-send that only moves the clock changes nothing.
   const { source_updated_at: _ignored, ...fingerprinted } = facts;
   const content_hash = createHash('sha256').update(JSON.stringify(fingerprinted)).digest('base64url');
-  return { ok: true, facts: { ...facts, content_hash } };
+  return { facts: { ...facts, content_hash } };
 }
 
 /** The held copy's fields that decide how new facts apply. */
-export interface HeldOrder {
-  status: OrderStatus;
-  archived: boolean;
-  content_hash: string;
-  source_updated_at: Date | string | null;
-}
+export type HeldOrder = Pick<OrderRow, 'status' | 'archived' | 'content_hash' | 'source_updated_at'>;
 
 const PROGRESS: Record<OrderStatus, number> = { pending: 0, confirmed: 1, shipped: 2, out_for_delivery: 3, completed: 4, cancelled: -1 };
 

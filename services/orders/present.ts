@@ -1,61 +1,7 @@
 import type { Order } from '../../contract/schemas/orders.js';
 import { orderTrackingPageUrl } from '../../contract/urls.js';
-import type { StoredItem } from './order-record.js';
-import type { OrderSource, OrderStatus } from '../../domain/order-status.js';
-import type { PaymentStatus } from '../../domain/payment.js';
-
-/** An orders row as PostgreSQL returns it (numeric as text, timestamptz as Date). */
-export interface OrderRow {
-  id: string;
-  store_id: string;
-  origin: string;
-  source: OrderSource;
-  connection_id: string | null;
-  external_id: string | null;
-  external_number: string | null;
-  external_status: string | null;
-  external_url: string | null;
-  order_number: string | null;
-  status: OrderStatus;
-  status_comment: string | null;
-  payment_method: string;
-  payment_status: PaymentStatus;
-  payment_external_method: string | null;
-  payment_external_method_title: string | null;
-  payment_transaction_id: string | null;
-  payment_refunded_amount: string | null;
-  is_cod: boolean;
-  total: string;
-  discount: string;
-  shipping: string;
-  cod_fee: string;
-  tax: string | null;
-  currency: string;
-  customer_name: string | null;
-  customer_email: string | null;
-  customer_phone: string | null;
-  customer_phone_key: string | null;
-  customer_address: string | null;
-  customer_city: string | null;
-  customer_state: string | null;
-  customer_postcode: string | null;
-  customer_country: string | null;
-  items: StoredItem[];
-  tracking_number: string | null;
-  tracking_courier: string | null;
-  tracking_url: string | null;
-  tracking_status_text: string | null;
-  note: string | null;
-  risk: Order['risk'];
-  archived: boolean;
-  content_hash: string;
-  source_updated_at: Date | string | null;
-  created_at: Date | string;
-  updated_at: Date | string;
-  version: number;
-}
-
-export const iso = (value: Date | string) => new Date(value).toISOString();
+import type { OrderRow } from '../../db/tables/orders.js';
+import { iso } from '../../domain/dates.js';
 
 /** The API's order object for a row. */
 export function presentOrder(row: OrderRow, publicUrl: string): Order {

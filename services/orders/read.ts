@@ -1,13 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { keysetPage } from '../../db/keyset-page.js';
+import { isUuid } from '../../domain/uuid.js';
 import type { OrderSource, OrderStatus } from '../../domain/order-status.js';
-import { presentOrder, type OrderRow } from './present.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { presentOrder } from './present.js';
+import type { OrderRow } from '../../db/tables/orders.js';
 
 /** One order of this store, or null (unknown, malformed or another store's id all look the same). */
 export async function findOrderRow(em: EntityManager, storeId: string, id: string, lock = false): Promise<OrderRow | null> {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const rows = await em.execute<OrderRow[]>(`select * from orders where id = ? and store_id = ?${lock ? ' for update' : ''}`, [id, storeId]);
   return rows[0] ?? null;
 }

@@ -1,9 +1,10 @@
 // The rows an upsert writes: earlier orders of a phone, the row for one input, and the one INSERT … ON CONFLICT.
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { paymentMethod, resolvePaymentStatus, resolveStatus, type OrderFacts } from './order-record.js';
+import { paymentMethod, resolvePaymentStatus, resolveStatus, UPSERT_COLUMNS, type OrderFacts, type UpsertRow } from './order-record.js';
 import { assessCodRisk } from '../../domain/risk.js';
-import type { OrderRow } from './present.js';
+import { recordsetColumns } from '../../db/tables/columns.js';
+import { ORDERS, type OrderRow } from '../../db/tables/orders.js';
 import type { OrderSender } from './sender.js';
 import { textArray } from '../../db/sql-array.js';
 
@@ -26,7 +27,7 @@ export async function phoneHistory(tx: EntityManager, sender: OrderSender, facts
 }
 
 /** The orders row for one input: status and payment resolved against the held copy, risk assessed. */
-export function toRow(facts: OrderFacts, old: OrderRow | null, history: PhoneHistory | undefined, sender: OrderSender) {
+export function toRow(facts: OrderFacts, old: OrderRow | null, history: PhoneHistory | undefined, sender: OrderSender): UpsertRow {
   const status = resolveStatus(facts, old);
   const { payment_status_input: _p, delivered: _d, status: _s, status_kind: _k, archived, ...columns } = facts;
   const risk = assessCodRisk({
@@ -52,31 +53,17 @@ export function toRow(facts: OrderFacts, old: OrderRow | null, history: PhoneHis
   };
 }
 
-const COLUMNS = `id uuid, external_id text, external_number text, external_status text, external_url text, order_number text,
-  status text, payment_method text, payment_status text, payment_external_method text, payment_external_method_title text,
-  payment_transaction_id text, payment_refunded_amount numeric, is_cod boolean, total numeric, discount numeric,
-  shipping numeric, cod_fee numeric, tax numeric, currency text, customer_name text, customer_email text,
-  customer_phone text, customer_phone_key text, customer_address text, customer_city text, customer_state text,
-  customer_postcode text, customer_country text, items jsonb, tracking_number text, tracking_courier text,
-  tracking_url text, note text, risk jsonb, archived boolean, content_hash text, source_updated_at timestamptz,
-  created_at timestamptz`;
-const UPDATED = `external_number, external_status, external_url, order_number, status, payment_method, payment_status,
-  payment_external_method, payment_external_method_title, payment_transaction_id, payment_refunded_amount, is_cod,
-  total, discount, shipping, cod_fee, tax, currency, customer_name, customer_email, customer_phone, customer_phone_key,
-  customer_address, customer_city, customer_state, customer_postcode, customer_country, items, tracking_number,
-  tracking_courier, tracking_url, note, risk, archived, content_hash, source_updated_at`
-  .split(',')
-  .map((c) => c.trim());
-
-const NAMES = COLUMNS.split(',').map((c) => c.trim().split(' ')[0]!);
-const SELECTED = NAMES.map((n) => (n === 'created_at' ? `date_trunc('milliseconds', coalesce(x.created_at, now()))` : `x.${n}`));
+const COLUMNS = recordsetColumns(ORDERS, UPSERT_COLUMNS);
+// id, external_id and created_at stay as the first write left them.
+const UPDATED = UPSERT_COLUMNS.filter((c) => c !== 'id' && c !== 'external_id' && c !== 'created_at');
+const SELECTED = UPSERT_COLUMNS.map((n) => (n === 'created_at' ? `date_trunc('milliseconds', coalesce(x.created_at, now()))` : `x.${n}`));
 
 /**
  * The INSERT … ON CONFLICT of rows from JSON, `filter` (a condition on x) choosing which. Only a held
  * (locked) row is updated: a new row carries a fresh id, so a copy another request inserted meanwhile
  * is left intact and returns nothing (re-read).
  */
-const upsertSql = (filter: string) => `insert into orders as o (store_id, origin, source, connection_id, ${NAMES.join(', ')})
+const upsertSql = (filter: string) => `insert into orders as o (store_id, origin, source, connection_id, ${UPSERT_COLUMNS.join(', ')})
      select ?::uuid, ?, ?, ?::uuid, ${SELECTED.join(', ')} from jsonb_to_recordset(?::jsonb) as x(${COLUMNS}) where ${filter}
      on conflict (store_id, origin, external_id) where external_id is not null do update set
        ${UPDATED.map((c) => `${c} = excluded.${c}`).join(', ')}, updated_at = now(), version = o.version + 1
@@ -96,11 +83,10 @@ const LOCK_AND_INSERT_NEW = `with held as (
 type WrittenRow = OrderRow & { inserted: boolean };
 
 /** Rows sorted by external id: the order in which the round's rows are written (and so locked). */
-export const byExternalIdOrder = (rows: Record<string, unknown>[]) =>
-  rows.sort((a, b) => ((a.external_id as string) < (b.external_id as string) ? -1 : 1));
+export const byExternalIdOrder = (rows: UpsertRow[]) => rows.sort((a, b) => (a.external_id! < b.external_id! ? -1 : 1));
 
 /** One INSERT … ON CONFLICT for the whole round (rows of held copies, see upsertSql). */
-export async function writeOrders(tx: EntityManager, sender: OrderSender, rows: Record<string, unknown>[]) {
+export async function writeOrders(tx: EntityManager, sender: OrderSender, rows: UpsertRow[]) {
   return tx.execute<WrittenRow[]>(WRITE_ORDERS, [sender.storeId, sender.origin, sender.source, sender.connectionId, JSON.stringify(rows)]);
 }
 
@@ -108,11 +94,11 @@ export async function writeOrders(tx: EntityManager, sender: OrderSender, rows: 
  * One statement: locks the held copies of the rows' external ids and inserts the rows of the others
  * (built for a new order). Answers the held copies and the inserted rows apart.
  */
-export async function lockAndInsertNew(tx: EntityManager, sender: OrderSender, rows: Record<string, unknown>[]) {
+export async function lockAndInsertNew(tx: EntityManager, sender: OrderSender, rows: UpsertRow[]) {
   const all = await tx.execute<WrittenRow[]>(LOCK_AND_INSERT_NEW, [
     sender.storeId,
     sender.origin,
-    textArray(rows.map((r) => r.external_id as string)),
+    textArray(rows.map((r) => r.external_id!)),
     sender.storeId,
     sender.origin,
     sender.source,

@@ -1,13 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiError } from '../../contract/errors.js';
 import { OrderInput, type UpsertResult } from '../../contract/schemas/orders.js';
 import { eventsForChange } from '../../domain/order-events.js';
-import { orderFacts, unchangedReason, type OrderFacts } from './order-record.js';
-import { presentOrder, type OrderRow } from './present.js';
+import { orderFacts, unchangedReason, type OrderFacts, type UpsertRow } from './order-record.js';
+import { presentOrder } from './present.js';
+import type { OrderRow } from '../../db/tables/orders.js';
 import { recordOrderEvents, type NewOrderEvent, type StatusLine } from './events.js';
 import type { StatusKind } from '../../domain/order-status.js';
 import type { OrderSender } from './sender.js';
 import { byExternalIdOrder, lockAndInsertNew, phoneHistory, toRow, writeOrders } from './upsert-rows.js';
 
+/** One input's result in a batch: its upsert result, or the mistake that kept it out (a result, not an error). */
 export type ItemOutcome =
   | { ok: true; result: UpsertResult; externalId: string }
   | { ok: false; externalId: string | null; message: string; param: string };
@@ -22,10 +25,11 @@ export async function upsertOrders(em: EntityManager, sender: OrderSender, input
   return applyPrepared(em, sender, inputs.map((raw, index) => prepare(raw, index, sender.defaultKind)), backfill);
 }
 
-/** Creates or updates one order, as upsertOrders does, from an input already validated against OrderInput. */
-export async function upsertOrder(em: EntityManager, sender: OrderSender, input: OrderInput): Promise<ItemOutcome> {
+/** Creates or updates one order, as upsertOrders does, from an input already validated against OrderInput; a client's mistake is an ApiError. */
+export async function upsertOrder(em: EntityManager, sender: OrderSender, input: OrderInput): Promise<UpsertResult> {
   const [outcome] = await applyPrepared(em, sender, [prepareValid(input, 0, sender.defaultKind, externalIdOf(input))], false);
-  return outcome!;
+  if (!outcome!.ok) throw new ApiError('invalid_request', outcome!.message, outcome!.param);
+  return outcome!.result;
 }
 
 async function applyPrepared(em: EntityManager, sender: OrderSender, prepared: Prepared[], backfill: boolean): Promise<ItemOutcome[]> {
@@ -51,12 +55,17 @@ function prepare(raw: unknown, index: number, defaultKind: StatusKind): Prepared
     const param = issue.path.join('.');
     return { index, outcome: { ok: false, externalId, message: `${param ? `${param}: ` : ''}${issue.message}`, param } };
   }
-  return prepareValid(parsed.data, index, defaultKind, externalId);
+  try {
+    return prepareValid(parsed.data, index, defaultKind, externalId);
+  } catch (err) {
+    // In a batch, one input's mistake is that input's result; the others go on.
+    if (err instanceof ApiError) return { index, outcome: { ok: false, externalId, message: err.message, param: err.param ?? '' } };
+    throw err;
+  }
 }
 
 function prepareValid(input: OrderInput, index: number, defaultKind: StatusKind, externalId: string | null): Prepared {
   const facts = orderFacts(input, defaultKind);
-  if (!facts.ok) return { index, outcome: { ok: false, externalId, message: `${facts.param}: ${facts.message}`, param: facts.param } };
   if ('skip' in facts) return { index, outcome: { ok: true, externalId: externalId ?? '', result: { order: null, action: 'skipped', reason: facts.skip } } };
   return { index, facts: facts.facts };
 }
@@ -105,7 +114,7 @@ async function applyOnce(tx: EntityManager, sender: OrderSender, round: OrderFac
   const { held: heldRows, inserted } = await lockAndInsertNew(tx, sender, byExternalIdOrder(round.map((facts) => rowFor(facts, null))));
   const held = new Map(heldRows.map((row) => [row.external_id!, row]));
 
-  const writes: Record<string, unknown>[] = [];
+  const writes: UpsertRow[] = [];
   const outcomes: (ItemOutcome | null)[] = round.map((facts) => {
     const old = held.get(facts.external_id) ?? null;
     if (old && unchangedReason(facts, old)) {

@@ -1,34 +1,21 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { numbered, prepared, runPrepared } from '../../db/prepared.js';
-import type { StoredItem } from '../orders/order-record.js';
-import type { OrderSource, OrderStatus } from '../../domain/order-status.js';
+import type { OrderRow } from '../../db/tables/orders.js';
+import type { OrderStatus } from '../../domain/order-status.js';
 import { orderNumberLockKey, orderNumberVariants } from '../../domain/tracking-contact.js';
+import { isUuid } from '../../domain/uuid.js';
 
 /** An order as tracking reads it: the shown facts, the contact to check (never shown), its store's name. */
-export interface TrackingRow {
-  id: string;
-  store_id: string;
-  source: OrderSource;
-  order_number: string | null;
-  status: OrderStatus;
-  status_comment: string | null;
-  items: StoredItem[];
-  total: string;
-  shipping: string;
-  cod_fee: string;
-  is_cod: boolean;
-  currency: string;
-  tracking_number: string | null;
-  tracking_courier: string | null;
-  tracking_url: string | null;
-  tracking_status_text: string | null;
-  created_at: Date | string;
-  updated_at: Date | string;
-  phone: string | null;
-  email: string | null;
+export type TrackingRow = Pick<
+  OrderRow,
+  | 'id' | 'store_id' | 'source' | 'order_number' | 'status' | 'status_comment' | 'items' | 'total' | 'shipping' | 'cod_fee' | 'is_cod' | 'currency'
+  | 'tracking_number' | 'tracking_courier' | 'tracking_url' | 'tracking_status_text' | 'created_at' | 'updated_at'
+> & {
+  phone: OrderRow['customer_phone'];
+  email: OrderRow['customer_email'];
   store_name: string;
   history: { status: OrderStatus; comment: string | null; created_at: string }[];
-}
+};
 
 const SELECT = `select o.id, o.store_id, o.source, o.order_number, o.status, o.status_comment, o.items, o.total, o.shipping,
     o.cod_fee, o.is_cod, o.currency, o.tracking_number, o.tracking_courier, o.tracking_url, o.tracking_status_text,
@@ -60,11 +47,9 @@ export async function findByNumber(em: EntityManager, storeId: string, key: stri
   return { rows, retryAfter: rows[0]?.retry_after ?? null };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** One live order by its id (the tracking page's address), with the seconds left of a running lockout of its number. */
 export async function findById(em: EntityManager, orderId: string): Promise<{ row: TrackingRow | null; retryAfter: number | null }> {
-  if (!UUID.test(orderId)) return { row: null, retryAfter: null };
+  if (!isUuid(orderId)) return { row: null, retryAfter: null };
   const [row] = await em.execute<TrackingRow[]>(`${SELECT} from orders o join stores s on s.id = o.store_id where o.id = ? and not o.archived`, [orderId]);
   if (!row) return { row: null, retryAfter: null };
   const [lock] = await em.execute<{ retry_after: number | null }[]>(`select ${LOCK} as retry_after`, [row.store_id, lockoutKeyOf(row)]);

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { enqueueHandOffs } from '../../db/outbox.js';
+import { iso } from '../../domain/dates.js';
 import { workflowIds, type TrackingLockoutInput, type TrackingLockoutState } from '../../workflows/definitions.js';
 
 export interface LockoutRule {
@@ -15,7 +16,6 @@ interface StateRow {
   expires_at: Date | string;
 }
 
-const iso = (value: Date | string) => new Date(value).toISOString();
 const toState = (row: StateRow): TrackingLockoutState => ({
   wrongCount: row.wrong_count,
   lockedUntil: row.locked_until ? iso(row.locked_until) : null,

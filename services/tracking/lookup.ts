@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiError } from '../../contract/errors.js';
 import type { TrackingResult } from '../../contract/schemas/tracking.js';
 import { orderNumberKey } from '../../domain/tracking-contact.js';
 import { decideTracking } from '../../domain/tracking-decision.js';
@@ -13,24 +14,53 @@ import { presentTracking } from './present.js';
  */
 export const TRACKING_FAILURE_FLOOR_MS = 100;
 
-/** What a lookup came to; storeName (for the pages' heading, never the API) whenever the number exists. */
-export type TrackingOutcome =
-  | { kind: 'found'; result: TrackingResult; orderId: string }
-  | { kind: 'not_found' }
-  | { kind: 'locked'; retryAfter: number; storeName: string }
-  | { kind: 'contact_missing'; storeName: string }
-  | { kind: 'contact_wrong'; storeName: string };
+/** A found order: the spec's tracking result, and the order's id (for the pages' link). */
+export interface TrackingFound {
+  result: TrackingResult;
+  orderId: string;
+}
 
-/** A lookup by the number a shopper typed, in one store (GET /tracking and the store's tracking page). */
-export async function trackByNumber(em: EntityManager, rule: LockoutRule, storeId: string, typed: string, contact: string | undefined): Promise<TrackingOutcome> {
+export type TrackingRefusal = 'not_found' | 'contact_missing' | 'contact_wrong' | 'locked';
+
+/** The API's error of each refusal; every one carries the same words whatever the order holds. */
+function refusalError(reason: TrackingRefusal, retryAfter: number | null): ConstructorParameters<typeof ApiError> {
+  switch (reason) {
+    case 'not_found':
+      return ['not_found', 'No order with this number in this store.'];
+    case 'contact_missing':
+      return ['unprocessable', 'This order needs a contact: the last 4 digits of the phone number on the order, or its email.', 'contact'];
+    case 'contact_wrong':
+      return ['unprocessable', 'The contact does not match this order.', 'contact'];
+    case 'locked':
+      return ['rate_limited', `Too many wrong contacts for this order; retry in ${retryAfter} seconds.`, undefined, { 'retry-after': String(retryAfter) }];
+  }
+}
+
+/**
+ * A lookup that does not show the order: the API's error (404, 422 contact, 429 with Retry-After), and
+ * what the pages need besides: the reason, the store's name whenever the number exists (for their
+ * heading, never the API), the seconds a lockout has left.
+ */
+export class TrackingRefused extends ApiError {
+  constructor(
+    readonly reason: TrackingRefusal,
+    readonly storeName: string | null,
+    readonly retryAfter: number | null = null,
+  ) {
+    super(...refusalError(reason, retryAfter));
+  }
+}
+
+/** A lookup by the number a shopper typed, in one store (GET /tracking and the store's tracking page); TrackingRefused when it does not show the order. */
+export async function trackByNumber(em: EntityManager, rule: LockoutRule, storeId: string, typed: string, contact: string | undefined): Promise<TrackingFound> {
   const started = performance.now();
   const key = orderNumberKey(typed);
   const { rows, retryAfter } = await findByNumber(em, storeId, key);
   return settle(em, rule, started, rows, contact, retryAfter);
 }
 
-/** A lookup by order id (the order's tracking page); the same contact rules and lockout as by number. */
-export async function trackById(em: EntityManager, rule: LockoutRule, orderId: string, contact: string | undefined): Promise<TrackingOutcome> {
+/** A lookup by order id (the order's tracking page); the same contact rules, lockout and refusals as by number. */
+export async function trackById(em: EntityManager, rule: LockoutRule, orderId: string, contact: string | undefined): Promise<TrackingFound> {
   const started = performance.now();
   const { row, retryAfter } = await findById(em, orderId);
   return settle(em, rule, started, row ? [row] : [], contact, retryAfter);
@@ -43,14 +73,15 @@ async function settle(
   rows: TrackingRow[],
   contact: string | undefined,
   retryAfter: number | null,
-): Promise<TrackingOutcome> {
+): Promise<TrackingFound> {
   const decision = decideTracking(rows, contact, retryAfter === null ? null : { retryAfter });
   if (decision.kind === 'found') {
-    return { kind: 'found', result: presentTracking(decision.order), orderId: decision.order.id };
+    return { result: presentTracking(decision.order), orderId: decision.order.id };
   }
   // Every order sharing the number shares one counter: the lockout is per store and order number.
   if (decision.kind === 'contact_wrong') await recordWrongTry(em, rows[0]!.store_id, lockoutKeyOf(rows[0]!), rule);
   const left = TRACKING_FAILURE_FLOOR_MS - (performance.now() - started);
   if (left > 0) await sleep(left);
-  return decision.kind === 'not_found' ? decision : { ...decision, storeName: rows[0]!.store_name };
+  if (decision.kind === 'not_found') throw new TrackingRefused('not_found', null);
+  throw new TrackingRefused(decision.kind, rows[0]!.store_name, decision.kind === 'locked' ? decision.retryAfter : null);
 }

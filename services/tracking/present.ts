@@ -1,7 +1,6 @@
 import type { TrackingResult } from '../../contract/schemas/tracking.js';
+import { iso } from '../../domain/dates.js';
 import type { TrackingRow } from './find.js';
-
-const iso = (value: Date | string) => new Date(value).toISOString();
 
 /**
  * The spec's Tracking result for an order. Built field by field from an allow-list: nothing of the

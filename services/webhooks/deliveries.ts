@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { enqueueHandOffs } from '../../db/outbox.js';
+import { iso, isoOrNull } from '../../domain/dates.js';
 import { workflowIds } from '../../workflows/definitions.js';
 
 /** One delivery an operator asked to send again (the input of its replay workflow). */
@@ -34,8 +35,6 @@ export interface DeliveryView {
   attempted_at: string | null;
 }
 
-const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
-
 /** Recent deliveries of a store, newest first, for support ("did you send it?"). */
 export async function listDeliveries(em: EntityManager, storeId: string, opts: { failedOnly?: boolean; limit?: number } = {}): Promise<DeliveryView[]> {
   const rows = await em.execute<(Omit<DeliveryView, 'created_at' | 'attempted_at'> & { created_at: Date | string; attempted_at: Date | string | null })[]>(
@@ -46,7 +45,7 @@ export async function listDeliveries(em: EntityManager, storeId: string, opts: {
     [storeId, opts.limit ?? 50],
   );
   // Raw queries hand timestamps back as PostgreSQL text: show them as the API does.
-  return rows.map((r) => ({ ...r, created_at: iso(r.created_at)!, attempted_at: iso(r.attempted_at) }));
+  return rows.map((r) => ({ ...r, created_at: iso(r.created_at), attempted_at: isoOrNull(r.attempted_at) }));
 }
 
 /**

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError, notFound } from '../../contract/errors.js';
+import { iso } from '../../domain/dates.js';
 import { sealSecret } from '../../domain/secret-box.js';
+import { isUuid } from '../../domain/uuid.js';
 import { generateWebhookSecret } from '../../domain/webhook-signature.js';
 import type { TargetPolicy } from '../../domain/address-check.js';
 import { checkTarget, type Resolver } from '../outbound/target.js';
@@ -17,7 +19,7 @@ export interface EndpointRow {
   created_at: Date;
 }
 
-const view = (row: EndpointRow) => ({ id: row.id, url: row.url, events: row.events, active: row.active, created_at: new Date(row.created_at).toISOString() });
+const view = (row: EndpointRow) => ({ id: row.id, url: row.url, events: row.events, active: row.active, created_at: iso(row.created_at) });
 
 /**
  * Registers an endpoint: the URL must be a public https address (checked by resolving it now, and
@@ -61,7 +63,7 @@ export async function listEndpoints(em: EntityManager, storeId: string) {
 /** Removes an endpoint: nothing more is sent to it, including deliveries already queued (they are cancelled). */
 export async function deleteEndpoint(em: EntityManager, storeId: string, id: string) {
   // Only a well-formed uuid can name an endpoint (anything else would fail the cast in PostgreSQL).
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw notFound('webhook');
+  if (!isUuid(id)) throw notFound('webhook');
   return em.transactional(async (tx) => {
     const rows = await tx.execute<{ id: string }[]>(
       `update webhook_endpoints set active = false, deleted_at = now() where id = ? and store_id = ? and deleted_at is null returning id`,

@@ -3,6 +3,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { LightMyRequestResponse } from 'fastify';
 import { z } from 'zod';
 import { ENDPOINTS } from '../../api/access.js';
+import { useHtmlErrors } from '../../web/format.js';
+import { FAILING_STATEMENTS, type FailingState } from '../helpers/sql-failures.js';
 import { bearer } from '../helpers/app.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
 import { buildPlumbingApp, CLOSED_PORT_DATABASE, CLOSED_PORT_TEMPORAL, type PlumbingApp } from './plumbing-app.js';
@@ -33,6 +35,12 @@ beforeAll(async () => {
         throw new Error(SECRET_DETAIL);
       });
       app.get('/api/v1/__sql', { config: { access } }, async () => app.orm.em.getConnection().execute('select * from no_such_table_xyz'));
+      app.get<{ Params: { state: FailingState } }>('/api/v1/__sqlstate/:state', { config: { access } }, async (request) => FAILING_STATEMENTS[request.params.state](app.orm.em.fork()));
+      // The pages' error handler (web/errors.ts), as every page plugin installs it.
+      void app.register(async (pages) => {
+        useHtmlErrors(pages);
+        pages.get<{ Params: { state: FailingState } }>('/__page/sqlstate/:state', { config: { unmetered: true } }, async (request) => FAILING_STATEMENTS[request.params.state](app.orm.em.fork()));
+      });
     },
   });
   s = await createTestStore(t.orm);
@@ -138,6 +146,38 @@ describe('an unexpected exception is a 500 that shows nothing internal', () => {
     expect(res.body).not.toMatch(/no_such_table_xyz|select|relation/i);
     const line = t.logs.find((l) => l.reqId === err.request_id && l.level === 50);
     expect(JSON.stringify(line)).toContain('no_such_table_xyz');
+  });
+});
+
+describe('a statement PostgreSQL refuses answers as db/errors.ts maps it, in the API and on the pages, never a 500', () => {
+  // The SQLSTATE, the answer, and a word of the cause that the log keeps and the answer never shows.
+  const cases: [FailingState, number, string, string | undefined, string][] = [
+    ['23505', 409, 'conflict', undefined, 'stores_slug_unique'],
+    ['23503', 422, 'unprocessable', undefined, 'api_keys_store_id_fkey'],
+    ['22P02', 400, 'invalid_request', undefined, 'not-a-uuid'],
+    ['22008', 400, 'invalid_request', undefined, '0000-01-01'],
+    ['40001', 503, 'unavailable', '1', 'could not serialize access'],
+    ['57014', 503, 'unavailable', '5', 'statement timeout'],
+  ];
+
+  it.each(cases)('%s through the API: %s %s, the cause logged with the request id', async (state, status, code, retryAfter, cause) => {
+    const res = await t.request({ method: 'GET', url: `/api/v1/__sqlstate/${state}`, headers: bearer(s.secret) });
+    const err = expectEnvelope(res, status, code);
+    expect(res.headers['retry-after']).toBe(retryAfter);
+    expect(res.body).not.toContain(cause);
+    expect(res.body).not.toMatch(/select|insert|constraint|violates|stores|api_keys|sqlstate/i);
+    const line = t.logs.find((l) => l.reqId === err.request_id && l.level === (status >= 500 ? 50 : 40));
+    expect(JSON.stringify(line)).toContain(cause);
+  });
+
+  it.each(cases)('%s on a page: %s', async (state, status, _code, retryAfter, cause) => {
+    const res = await t.request({ method: 'GET', url: `/__page/sqlstate/${state}` });
+    expect(res.statusCode).toBe(status);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.headers['retry-after']).toBe(retryAfter);
+    expect(res.body).not.toContain(cause);
+    // (The page's stylesheet says `select`: the words of a statement are looked for with what follows them.)
+    expect(res.body).not.toMatch(/select \w|insert into|constraint|violates|api_keys|sqlstate/i);
   });
 });
 

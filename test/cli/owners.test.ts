@@ -38,6 +38,17 @@ describe('owner add (a store made by the CLI gets a dashboard account)', () => {
     expect(await findOwnedStore(t.orm.em.fork(), owner!.id, other.store.id)).not.toBeNull();
   });
 
+  it('refuses a malformed email with the service’s words, exit 1, no stack trace', async () => {
+    const s = await createTestStore(t.orm);
+    const run = await new Promise<{ code: number; stderr: string }>((done) =>
+      execFile(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'owner', 'add', '--email', 'nobody-at-all', '--store', s.store.id], { cwd: repoRoot, env: { ...process.env, DATABASE_URL: inject('databaseUrl') } }, (err, _stdout, stderr) =>
+        done({ code: err ? Number(err.code ?? 1) : 0, stderr }),
+      ),
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('error: Enter a valid email address.\n');
+  });
+
   it('refuses an unknown store', async () => {
     const run = await admin('owner', 'add', '--email', 'x@owners.example', '--store', '00000000-0000-4000-8000-000000000000');
     expect(run.code).toBe(1);

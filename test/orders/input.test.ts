@@ -83,6 +83,9 @@ describe('POST /orders names the field of a bad value as a dotted path', () => {
     ['tracking.url', true],
     ['created_at', 'yesterday'],
     ['updated_at', '2026-13-01T00:00:00Z'],
+    // PostgreSQL has no year 0, and shows earlier moments as BC text no reader takes back: once a 500.
+    ['created_at', '0000-06-01T00:00:00Z'],
+    ['updated_at', '0001-01-01T00:00:00+01:00'],
     ['admin_url', 9],
     ['deleted', 'yes'],
     ['test', 1],

@@ -119,6 +119,8 @@ describe('GET /orders filters', () => {
     expect(ids(await api.list(`updated_since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`))).toEqual([]);
     expect(errorOf(await api.list('created_since=last-week'))).toMatchObject({ status: 400, param: 'created_since' });
     expect(errorOf(await api.list('updated_since=2026-02-30T00:00:00Z'))).toMatchObject({ status: 400, param: 'updated_since' });
+    // A date PostgreSQL cannot read (there is no year 0) is the client's bad value, named, not a 500.
+    expect(errorOf(await api.list('created_since=0000-01-01T00:00:00Z'))).toMatchObject({ status: 400, param: 'created_since' });
   });
 
   it('omits archived orders unless include_archived=true; any other value is 400', async () => {

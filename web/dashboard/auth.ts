@@ -1,7 +1,8 @@
 import { clientKey } from '../../domain/client-address.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MIN_PASSWORD_LENGTH } from '../../domain/password.js';
-import { checkCredentials, normalizeEmail, signUp } from '../../services/accounts/owners.js';
+import { ApiError } from '../../contract/errors.js';
+import { checkCredentials, normalizeEmail, signUp, type Owner } from '../../services/accounts/owners.js';
 import { forgiveSignIn, recordAttempt, reserveSignIn, signInBuckets, THROTTLE, throttledFor } from '../../services/accounts/throttle.js';
 import { html, type SafeHtml } from '../html.js';
 import { formOf } from './guard.js';
@@ -88,10 +89,16 @@ export async function authPages(app: FastifyInstance) {
       reply.header('retry-after', String(wait));
       return signUpPage(request, reply, next, { status: 429, email, error: `Too many accounts were created from your network. Try again in ${minutes(wait)} minute(s).` });
     }
-    const result = await signUp(em(), email, form.get('password') ?? '');
-    if (!result.ok) return signUpPage(request, reply, next, { status: 400, email, error: result.message });
+    let owner: Owner;
+    try {
+      owner = await signUp(em(), email, form.get('password') ?? '');
+    } catch (err) {
+      // A bad email, a weak password, a taken address: the form again, with the reason.
+      if (!(err instanceof ApiError)) throw err;
+      return signUpPage(request, reply, next, { status: 400, email, error: err.message });
+    }
     await recordAttempt(em(), bucket);
-    await startSession(request, reply, result.owner.id);
+    await startSession(request, reply, owner.id);
     return reply.redirect(next, 303);
   });
 

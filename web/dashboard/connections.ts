@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { shopHost } from '../../domain/shop-host.js';
-import { connectionAllowance, PlanLimitError, PLATFORMS, type Platform } from '../../services/connections/codes.js';
+import { ApiError } from '../../contract/errors.js';
+import { connectionAllowance, PLATFORMS, type Platform } from '../../services/connections/codes.js';
 import { presentConnection } from '../../services/connections/present.js';
 import { listUpdates, replayUpdates } from '../../services/connections/updates.js';
 import { createManualConnection, disconnectFromDashboard, findStoreConnection, listStoreConnections } from '../../services/dashboard/connections.js';
@@ -75,7 +76,8 @@ export async function connectionPages(app: FastifyInstance) {
       const created = await createManualConnection(app.orm.em, { storeId: request.ownedStore!.id, platform, siteUrl, shopName: (form.get('shop_name') ?? '').trim().slice(0, 200) || null, secretsKey: app.config.secretsKey! });
       return connectionsPage(request, reply, { created });
     } catch (err) {
-      if (err instanceof PlanLimitError) return connectionsPage(request, reply, { status: 409, error: `${err.message} Disconnect a shop or move the store to the paid plan in its settings.` });
+      // The plan's limit of connected shops.
+      if (err instanceof ApiError && err.code === 'conflict') return connectionsPage(request, reply, { status: 409, error: `${err.message} Disconnect a shop or move the store to the paid plan in its settings.` });
       throw err;
     }
   });

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RATE_LIMITS } from '../../domain/rate-limits.js';
 import { CONNECTED_SHOPS_PER_PLAN, STORE_MODES, STORE_PLANS } from '../../domain/store.js';
-import { parseSettings, saveStoreSettings } from '../../services/dashboard/settings.js';
+import { ApiError } from '../../contract/errors.js';
+import { parseSettings, saveStoreSettings, type StoreSettings } from '../../services/dashboard/settings.js';
 import { storeUrls } from '../../contract/urls.js';
 import { html } from '../html.js';
 import { formOf } from './guard.js';
@@ -46,9 +47,14 @@ export async function settingsPages(app: FastifyInstance) {
 
   app.post<Params>('/stores/:storeId/settings', async (request, reply) => {
     const form = formOf(request);
-    const parsed = parseSettings(form);
-    if (!parsed.ok) return settingsPage(request, reply, { status: 400, error: parsed.message, form });
-    await saveStoreSettings(app.orm.em, request.ownedStore!.id, parsed.settings);
+    let settings: StoreSettings;
+    try {
+      settings = parseSettings(form);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return settingsPage(request, reply, { status: 400, error: err.message, form });
+    }
+    await saveStoreSettings(app.orm.em, request.ownedStore!.id, settings);
     return reply.redirect(storePath(request.ownedStore!.id, '/settings?done=saved'), 303);
   });
 }

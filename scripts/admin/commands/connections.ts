@@ -1,5 +1,6 @@
 import { z } from '../../../contract/zod.js';
-import { approveConnection, PlanLimitError, PLATFORMS } from '../../../services/connections/codes.js';
+import { iso, isoOrNull } from '../../../domain/dates.js';
+import { approveConnection, PLATFORMS } from '../../../services/connections/codes.js';
 import { findConnection } from '../../../services/connections/present.js';
 import { listUpdates, presentUpdate, replayUpdates } from '../../../services/connections/updates.js';
 import { Store } from '../../../db/entities/store.js';
@@ -19,13 +20,9 @@ const connectionApprove = defineCommand({
   }),
   async run({ em, config }, input) {
     if (!(await em.count(Store, { id: input.store }))) throw new CommandError(`no store ${input.store}`);
-    try {
-      const { code, expires_at } = await approveConnection(em, { storeId: input.store, platform: input.platform, siteUrl: input['site-url'], ttlSeconds: config.connectCodeTtlSeconds });
-      return { json: { code, expires_at }, text: `Connect code (single use, for ${new URL(input['site-url']).host} only):\n${fields({ code, expires_at }, '  ')}` };
-    } catch (err) {
-      if (err instanceof PlanLimitError) throw new CommandError(err.message);
-      throw err;
-    }
+    // A store at its plan's limit is an ApiError (conflict): printed as a command error.
+    const { code, expires_at } = await approveConnection(em, { storeId: input.store, platform: input.platform, siteUrl: input['site-url'], ttlSeconds: config.connectCodeTtlSeconds });
+    return { json: { code, expires_at }, text: `Connect code (single use, for ${new URL(input['site-url']).host} only):\n${fields({ code, expires_at }, '  ')}` };
   },
 });
 
@@ -45,8 +42,8 @@ const pushesList = defineCommand({
       push_failed: r.push_failed,
       last_push_error: r.last_push_error,
       ack_error: r.ack_error,
-      created_at: new Date(r.created_at).toISOString(),
-      acked_at: r.acked_at ? new Date(r.acked_at).toISOString() : null,
+      created_at: iso(r.created_at),
+      acked_at: isoOrNull(r.acked_at),
     }));
     const text = updates.length
       ? updates.map((u) => `${u.id}  ${u.state}${u.push_failed ? ' (push failed)' : ''}  order ${u.number ?? u.external_id}  ${u.status ?? 'tracking'}  attempts ${u.push_attempts}${u.last_push_error ? `  last error: ${u.last_push_error}` : ''}`).join('\n')

@@ -1,3 +1,4 @@
+import { ApiError } from '../../../contract/errors.js';
 import { z } from '../../../contract/zod.js';
 import { KEY_KINDS } from '../../../db/entities/api-key.js';
 import { SCOPES } from '../../../domain/scopes.js';
@@ -41,8 +42,8 @@ const keyCreate = defineCommand({
     try {
       created = await createKey(em, input.store, { kind: input.kind, scopes: input.scopes, origins: input.origins });
     } catch (err) {
-      // scopesForNewKey: a scope this kind of key may not hold.
-      if (err instanceof RangeError) throw new UsageError(err.message);
+      // A scope this kind of key may not hold: a wrong command line.
+      if (err instanceof ApiError && err.code === 'invalid_request') throw new UsageError(err.message);
       throw err;
     }
     const { key, plain } = created;

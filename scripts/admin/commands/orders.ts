@@ -1,5 +1,7 @@
 import { z } from '../../../contract/zod.js';
-import { presentOrder, type OrderRow } from '../../../services/orders/present.js';
+import type { OrderRow } from '../../../db/tables/orders.js';
+import { iso } from '../../../domain/dates.js';
+import { presentOrder } from '../../../services/orders/present.js';
 import { idOption } from '../args.js';
 import { defineCommand, fields } from '../command.js';
 import { CommandError, UsageError } from '../errors.js';
@@ -40,9 +42,9 @@ const ordersShow = defineCommand({
       `Temporal: webhook deliveries are sent by workflow webhook-lane/${input.store} (replays: webhook-delivery/<event id>/<endpoint id>/replay-<delivery id>)`,
       fields({ id: order.id, number: order.order_number, source: order.source, external_id: order.external_id, status: order.status, payment: `${order.payment.method} ${order.payment.status}`, total: `${order.totals.total} ${order.currency}`, archived: order.archived, tracking_page: order.tracking.page_url }),
       'history:',
-      ...history.map((h) => `  ${new Date(h.created_at).toISOString()}  ${h.status}  ${h.actor}${h.comment ? `  "${h.comment}"` : ''}`),
+      ...history.map((h) => `  ${iso(h.created_at)}  ${h.status}  ${h.actor}${h.comment ? `  "${h.comment}"` : ''}`),
       'events:',
-      ...events.map((e) => `  ${new Date(e.created_at).toISOString()}  ${e.type}${e.backfill ? ' (backfill)' : ''}  ${e.dispatched_at ? 'handed to Temporal' : e.backfill ? 'not sent' : 'waiting'}`),
+      ...events.map((e) => `  ${iso(e.created_at)}  ${e.type}${e.backfill ? ' (backfill)' : ''}  ${e.dispatched_at ? 'handed to Temporal' : e.backfill ? 'not sent' : 'waiting'}`),
     ].join('\n');
     return { json, text };
   },

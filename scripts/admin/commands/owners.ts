@@ -19,9 +19,8 @@ const ownerAdd = defineCommand({
     let password: string | null = null;
     if (!owner) {
       password = randomBytes(12).toString('base64url');
-      const created = await signUp(em, input.email, password);
-      if (!created.ok) throw new CommandError(created.message);
-      owner = created.owner;
+      // A bad email is the service's ApiError, printed as a command error.
+      owner = await signUp(em, input.email, password);
     }
     await addOwnerToStore(em, owner.id, input.store);
     const dashboard = `${config.publicUrl}/dashboard/stores/${input.store}`;
