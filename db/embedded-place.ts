@@ -78,7 +78,8 @@ export function placeEmbedded(requestedDir: string): EmbeddedPlace {
     if (!existsSync(stamp) || readFileSync(stamp, 'utf8').trim() !== native.version) {
       rmSync(nativeDir, { recursive: true, force: true });
       mkdirSync(home, { recursive: true, mode: 0o755 });
-      cpSync(native.dir, nativeDir, { recursive: true });
+      // Verbatim: the libraries' links are relative (libicuuc.so.60 -> libicuuc.so.60.2) and must stay so.
+      cpSync(native.dir, nativeDir, { recursive: true, verbatimSymlinks: true });
       writeFileSync(stamp, `${native.version}\n`);
       notes.push(`copied the PostgreSQL binaries to ${nativeDir} (the postgres user cannot reach ${native.dir})`);
     }
