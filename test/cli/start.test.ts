@@ -18,9 +18,11 @@ const suffix = randomBytes(4).toString('hex');
 const serverUrl = (database: string, user?: string) => {
   const u = new URL(inject('databaseUrl'));
   u.pathname = `/${database}`;
-  if (user) (u.username = user), (u.password = '');
+  if (user) (u.username = user), (u.password = ROLE_PASSWORD);
   return u.toString();
 };
+// The embedded server (no DATABASE_URL) asks for passwords; the CI server trusts loopback.
+const ROLE_PASSWORD = 'not-a-secret';
 const admin = async (sql: string) => {
   const c = new pg.Client({ connectionString: serverUrl('postgres') });
   await c.connect();
@@ -94,7 +96,7 @@ describe('npm start with DATABASE_URL', () => {
   });
 
   it('a missing database its role may not create: one line saying so and how to create it', async () => {
-    await admin(`create role ${role} login`);
+    await admin(`create role ${role} login password '${ROLE_PASSWORD}'`);
     const run = await start({ DATABASE_URL: serverUrl(`sc_missing_${suffix}`, role) });
     expect(failureLine(run)).toBe(`[start] database "sc_missing_${suffix}" does not exist and ${role} may not create it: create it (createdb -O ${role} sc_missing_${suffix}) or name an existing one in DATABASE_URL`);
     expect((await admin(`select 1 from pg_database where datname = 'sc_missing_${suffix}'`)).rowCount).toBe(0);
