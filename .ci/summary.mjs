@@ -19,7 +19,9 @@ function summarize(file) {
   }
   const files = report.testResults ?? [];
   const unloaded = files.filter((f) => f.status === 'failed' && !(f.assertionResults ?? []).some((a) => a.status === 'failed'));
-  const notes = unloaded.map((f) => `${relative(process.cwd(), f.name)}: failed without a failed test (${(f.message || 'no message').split('\n')[0]})`);
+  const notes = unloaded.map(
+    (f) => `${relative(process.cwd(), f.name)}: failed without a failed test (${(f.message || 'no message').split('\n')[0]})`,
+  );
   let failed = (report.numFailedTests ?? 0) + unloaded.length;
   if (failed === 0 && report.success === false) {
     failed = 1;

@@ -6,7 +6,19 @@
 // the caller named becomes a link to its new place, so `.data/pg` still leads to the cluster.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chownSync, cpSync, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { arch, platform, userInfo } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,7 +65,10 @@ function postgresUser(): { uid: number; gid: number } {
   spawnSync('groupadd', ['--system', 'postgres']);
   spawnSync('useradd', ['--system', '-g', 'postgres', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres']);
   const made = ids();
-  if (!made) throw new Error('PostgreSQL cannot run as root and no postgres user could be created (groupadd/useradd failed); create one, or set DATABASE_URL');
+  if (!made)
+    throw new Error(
+      'PostgreSQL cannot run as root and no postgres user could be created (groupadd/useradd failed); create one, or set DATABASE_URL',
+    );
   return made;
 }
 

@@ -13,7 +13,16 @@ import { placeEmbedded } from './embedded-place.js';
 const [requestedDir, port] = [resolve(process.argv[2]!), Number(process.argv[3])];
 const PASSWORD = 'postgres';
 // Small footprint: PostgreSQL shares two cores with Temporal, the worker and the API.
-const FLAGS = ['-c', 'shared_buffers=128MB', '-c', 'max_connections=200', '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='];
+const FLAGS = [
+  '-c',
+  'shared_buffers=128MB',
+  '-c',
+  'max_connections=200',
+  '-c',
+  'listen_addresses=127.0.0.1',
+  '-c',
+  'unix_socket_directories=',
+];
 
 const fail = (line: string): never => {
   process.stderr.write(`FAILED: ${line}\n`);
@@ -48,7 +57,11 @@ if (!existsSync(join(databaseDir, 'PG_VERSION'))) {
   }
 }
 
-const server: ChildProcess = spawn(bin('postgres'), ['-D', databaseDir, '-p', String(port), ...FLAGS], { ...runAs, env, stdio: ['ignore', 'ignore', 'pipe'] });
+const server: ChildProcess = spawn(bin('postgres'), ['-D', databaseDir, '-p', String(port), ...FLAGS], {
+  ...runAs,
+  env,
+  stdio: ['ignore', 'ignore', 'pipe'],
+});
 let ready = false;
 let lastLines: string[] = [];
 server.stderr!.on('data', (chunk: Buffer) => {

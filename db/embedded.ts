@@ -57,7 +57,9 @@ export async function startEmbeddedPostgres(dir: string, opts: { port?: number; 
   await new Promise<void>((ready, fail) => {
     const timer = setTimeout(() => fail(new EmbeddedPostgresError(`embedded PostgreSQL did not start within 180 s (data in ${databaseDir})`)), 180_000);
     child.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('READY')) (clearTimeout(timer), ready());
+      if (!chunk.toString().includes('READY')) return;
+      clearTimeout(timer);
+      ready();
     });
     child.once('exit', (code) => (clearTimeout(timer), fail(new EmbeddedPostgresError(`embedded PostgreSQL: ${failure || `exited with code ${code}`}`))));
   }).catch((err: unknown) => {

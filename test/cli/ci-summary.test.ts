@@ -14,7 +14,10 @@ const report = (name: string, body: unknown) => {
   writeFileSync(file, JSON.stringify(body));
   return file;
 };
-const summary = (...pairs: string[]) => execFileSync(process.execPath, ['.ci/summary.mjs', ...pairs], { encoding: 'utf8' }).trim().split('\n');
+const summary = (...pairs: string[]) =>
+  execFileSync(process.execPath, ['.ci/summary.mjs', ...pairs], { encoding: 'utf8' })
+    .trim()
+    .split('\n');
 
 describe('.ci/summary.mjs', () => {
   it('counts a file that failed to load as a failure, beside the failed tests', () => {
@@ -37,7 +40,14 @@ describe('.ci/summary.mjs', () => {
   });
 
   it('a missing report, or a failed run with no failed file, is still a failure; a green run sums to 0 failed', () => {
-    const green = report('green.json', { numPassedTests: 3, numFailedTests: 0, numPendingTests: 1, numTodoTests: 1, success: true, testResults: [] });
+    const green = report('green.json', {
+      numPassedTests: 3,
+      numFailedTests: 0,
+      numPendingTests: 1,
+      numTodoTests: 1,
+      success: true,
+      testResults: [],
+    });
     const odd = report('odd.json', { numPassedTests: 3, numFailedTests: 0, numPendingTests: 0, success: false, testResults: [] });
     expect(summary(`a=${green}`).at(-1)).toBe('3 passed, 0 failed, 2 skipped');
     expect(summary(`a=${green}`, `b=${join(dir, 'missing.json')}`).at(-1)).toBe('3 passed, 1 failed, 2 skipped');

@@ -18,7 +18,10 @@ const suffix = randomBytes(4).toString('hex');
 const serverUrl = (database: string, user?: string) => {
   const u = new URL(inject('databaseUrl'));
   u.pathname = `/${database}`;
-  if (user) (u.username = user), (u.password = ROLE_PASSWORD);
+  if (user) {
+    u.username = user;
+    u.password = ROLE_PASSWORD;
+  }
   return u.toString();
 };
 // The embedded server (no DATABASE_URL) asks for passwords; the CI server trusts loopback.
@@ -59,9 +62,14 @@ function start(env: Record<string, string>): Promise<Run> {
   };
   delete (full as Record<string, string | undefined>).START_DEBUG;
   return new Promise((done) => {
-    execFile(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: repoRoot, env: full, timeout: 120_000 }, (err, stdout, stderr) => {
-      done({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/start.ts'],
+      { cwd: repoRoot, env: full, timeout: 120_000 },
+      (err, stdout, stderr) => {
+        done({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -86,7 +94,9 @@ describe('npm start with DATABASE_URL', () => {
     const port = (taken.address() as { port: number }).port;
     try {
       const run = await start({ DATABASE_URL: serverUrl(created), PORT: String(port) });
-      expect(failureLine(run)).toBe(`[start] port ${port} on 127.0.0.1 is already in use: stop what listens there, or set PORT to a free port`);
+      expect(failureLine(run)).toBe(
+        `[start] port ${port} on 127.0.0.1 is already in use: stop what listens there, or set PORT to a free port`,
+      );
       // It got as far as the listener: the database was created and migrated.
       expect((await admin(`select 1 from pg_database where datname = '${created}'`)).rowCount).toBe(1);
       expect(run.stdout).toContain('applying migrations');
@@ -98,14 +108,18 @@ describe('npm start with DATABASE_URL', () => {
   it('a missing database its role may not create: one line saying so and how to create it', async () => {
     await admin(`create role ${role} login password '${ROLE_PASSWORD}'`);
     const run = await start({ DATABASE_URL: serverUrl(`sc_missing_${suffix}`, role) });
-    expect(failureLine(run)).toBe(`[start] database "sc_missing_${suffix}" does not exist and ${role} may not create it: create it (createdb -O ${role} sc_missing_${suffix}) or name an existing one in DATABASE_URL`);
+    expect(failureLine(run)).toBe(
+      `[start] database "sc_missing_${suffix}" does not exist and ${role} may not create it: create it (createdb -O ${role} sc_missing_${suffix}) or name an existing one in DATABASE_URL`,
+    );
     expect((await admin(`select 1 from pg_database where datname = 'sc_missing_${suffix}'`)).rowCount).toBe(0);
   });
 
   it('a server that refuses the connection: one line naming where and what to do', async () => {
     const run = await start({ DATABASE_URL: 'postgres://shop:secret@127.0.0.1:1/shop' });
     const line = failureLine(run);
-    expect(line).toBe('[start] PostgreSQL at 127.0.0.1:1/shop (user shop) refused the connection: start PostgreSQL there, or fix DATABASE_URL (unset it to use the embedded one)');
+    expect(line).toBe(
+      '[start] PostgreSQL at 127.0.0.1:1/shop (user shop) refused the connection: start PostgreSQL there, or fix DATABASE_URL (unset it to use the embedded one)',
+    );
     expect(line).not.toContain('secret');
   });
 
@@ -119,9 +133,13 @@ describe('the one line for failures the suite cannot provoke on this server', ()
   const at = { stage: 'postgres' as const, databaseUrl: 'postgres://shop:secret@db.internal:5432/shop' };
   it('a wrong password names the user and DATABASE_URL, never the password', () => {
     const line = describeStartFailure(Object.assign(new Error('password authentication failed for user "shop"'), { code: '28P01' }), at);
-    expect(line).toBe('PostgreSQL at db.internal:5432/shop (user shop) rejected the password: put the right one in DATABASE_URL (postgres://user:password@host:port/db)');
+    expect(line).toBe(
+      'PostgreSQL at db.internal:5432/shop (user shop) rejected the password: put the right one in DATABASE_URL (postgres://user:password@host:port/db)',
+    );
   });
   it('an unexpected error is still one line, pointing at START_DEBUG for the stack', () => {
-    expect(describeStartFailure(new Error('boom\n    at somewhere'), { stage: 'other' })).toBe('could not start: boom (START_DEBUG=1 npm start prints the stack)');
+    expect(describeStartFailure(new Error('boom\n    at somewhere'), { stage: 'other' })).toBe(
+      'could not start: boom (START_DEBUG=1 npm start prints the stack)',
+    );
   });
 });

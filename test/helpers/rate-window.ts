@@ -7,7 +7,9 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 export async function startInOneRateWindow(orm: MikroORM, needMs: number): Promise<void> {
   if (needMs > 55_000) throw new Error(`a rate-limit minute cannot hold ${needMs} ms of test`);
   // The database's clock, not this process's: it is the one the counters use.
-  const [row] = await orm.em.fork().execute<{ left: string }[]>(`select 60000 - (extract(epoch from clock_timestamp()) * 1000)::bigint % 60000 as left`);
+  const [row] = await orm.em
+    .fork()
+    .execute<{ left: string }[]>(`select 60000 - (extract(epoch from clock_timestamp()) * 1000)::bigint % 60000 as left`);
   const left = Number(row!.left);
   if (left < needMs) await new Promise((r) => setTimeout(r, left + 250));
 }
