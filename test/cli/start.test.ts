@@ -65,9 +65,11 @@ function start(env: Record<string, string>): Promise<Run> {
     execFile(
       process.execPath,
       ['--import', 'tsx', 'scripts/start.ts'],
-      { cwd: repoRoot, env: full, timeout: 120_000 },
+      // A start that has not ended by then hangs, which is a failure of its own: killed outright, it
+      // reports no exit code (and leaves no process behind).
+      { cwd: repoRoot, env: full, timeout: 75_000, killSignal: 'SIGKILL' },
       (err, stdout, stderr) => {
-        done({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr });
+        done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
       },
     );
   });
@@ -75,7 +77,7 @@ function start(env: Record<string, string>): Promise<Run> {
 
 /** The failure is the last line, alone on stderr: no stack trace, no second message. */
 function failureLine(run: Run): string {
-  expect(run.code, run.stdout + run.stderr).toBe(1);
+  expect(run.code, `exit code (-1: it hung and was killed)\n${run.stdout}${run.stderr}`).toBe(1);
   const lines = run.stderr.trim().split('\n');
   expect(lines, run.stderr).toHaveLength(1);
   expect(run.stderr).not.toMatch(/^\s+at /m);
