@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { describeStartFailure } from '../../scripts/start-failure.js';
+import { ensureTemporalCli } from '../../temporal/dev-server.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), 'sc-start-'));
@@ -138,6 +139,28 @@ describe('the one line for failures the suite cannot provoke on this server', ()
     expect(line).toBe(
       'PostgreSQL at db.internal:5432/shop (user shop) rejected the password: put the right one in DATABASE_URL (postgres://user:password@host:port/db)',
     );
+  });
+  it('no Temporal CLI and no Go to build it: one line naming the three ways out', () => {
+    const saved = { PATH: process.env.PATH, TEMPORAL_CLI: process.env.TEMPORAL_CLI };
+    process.env.PATH = join(dataDir, 'empty-path');
+    delete process.env.TEMPORAL_CLI;
+    try {
+      // A folder with no .tools/bin/temporal stands for a fresh clone.
+      const err = (() => {
+        try {
+          ensureTemporalCli(dataDir, () => undefined);
+        } catch (e) {
+          return e;
+        }
+        throw new Error('found a Temporal CLI');
+      })();
+      expect(describeStartFailure(err, { stage: 'temporal-cli' })).toBe(
+        'no Temporal CLI found ($TEMPORAL_CLI, PATH, .tools/bin) and Go is not installed to build it: install Go, or put the temporal CLI v1.5.1 on PATH (or in TEMPORAL_CLI), or set TEMPORAL_ADDRESS',
+      );
+    } finally {
+      process.env.PATH = saved.PATH;
+      if (saved.TEMPORAL_CLI !== undefined) process.env.TEMPORAL_CLI = saved.TEMPORAL_CLI;
+    }
   });
   it('an unexpected error is still one line, pointing at START_DEBUG for the stack', () => {
     expect(describeStartFailure(new Error('boom\n    at somewhere'), { stage: 'other' })).toBe(
