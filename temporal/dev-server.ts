@@ -23,7 +23,7 @@ export function ensureTemporalCli(repoRoot: string, log: (line: string) => void 
   if (found) return found;
   const go = spawnSync('go', ['version'], { encoding: 'utf8' });
   if (go.status !== 0) {
-    throw new Error('No Temporal CLI found ($TEMPORAL_CLI, PATH, .tools/bin) and Go is not installed to build it. Set TEMPORAL_ADDRESS or install the CLI.');
+    throw new Error(`no Temporal CLI found ($TEMPORAL_CLI, PATH, .tools/bin) and Go is not installed to build it: install Go, or put the temporal CLI ${TEMPORAL_CLI_VERSION} on PATH (or in TEMPORAL_CLI), or set TEMPORAL_ADDRESS`);
   }
   const gobin = join(repoRoot, '.tools', 'bin');
   mkdirSync(gobin, { recursive: true });
@@ -32,7 +32,7 @@ export function ensureTemporalCli(repoRoot: string, log: (line: string) => void 
     env: { ...process.env, GOBIN: gobin },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  if (build.status !== 0) throw new Error(`go install of the Temporal CLI failed (exit ${build.status}).`);
+  if (build.status !== 0) throw new Error(`building the Temporal CLI with go install failed (exit ${build.status ?? build.error?.message}; its output is above): fix that and start again, or put the temporal CLI ${TEMPORAL_CLI_VERSION} on PATH (or in TEMPORAL_CLI), or set TEMPORAL_ADDRESS`);
   return join(gobin, 'temporal');
 }
 

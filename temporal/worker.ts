@@ -62,6 +62,14 @@ export function startWorker({ config, orm, log }: { config: ResolvedConfig; orm:
           maxCachedWorkflows: 100,
           shutdownGraceTime: '5s',
         });
+        // Stopped while the worker was being made (npm start failing at its listener): it must not start
+        // running now, or stop() would wait on it for ever.
+        // A made worker holds native resources until it has run: run it to its end at once.
+        if (stopping) {
+          await worker.runUntil(Promise.resolve()).catch(() => undefined);
+          await connection.close().catch(() => undefined);
+          break;
+        }
         log.info({ taskQueue: config.taskQueue }, 'temporal worker running');
         await worker.run();
         await connection.close().catch(() => undefined);

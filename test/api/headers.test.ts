@@ -3,6 +3,7 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { ENDPOINTS } from '../../api/access.js';
 import { bearer, randomLoopbackIp } from '../helpers/app.js';
 import { addKey, createTestStore, type TestStore } from '../helpers/store.js';
+import { RATE_WINDOW_WAIT_MS, startInOneRateWindow } from '../helpers/rate-window.js';
 import { buildPlumbingApp, type PlumbingApp } from './plumbing-app.js';
 
 let t: PlumbingApp;
@@ -64,7 +65,9 @@ describe('every response carries X-Request-Id, X-RateLimit-* and Cache-Control: 
     });
   }
 
-  it('on 429, with the limit exhausted and Remaining at 0', async () => {
+  it('on 429, with the limit exhausted and Remaining at 0', { timeout: RATE_WINDOW_WAIT_MS + 15_000 }, async () => {
+    // 61 requests counted in one rate-limit minute; across a boundary the last would be a 401.
+    await startInOneRateWindow(t.orm, 15_000);
     const ip = randomLoopbackIp();
     let res: LightMyRequestResponse | undefined;
     for (let i = 0; i < 61; i++) res = await t.app.inject({ method: 'GET', url: '/api/v1/me', remoteAddress: ip });
@@ -83,7 +86,8 @@ describe('every response carries X-Request-Id, X-RateLimit-* and Cache-Control: 
     expect(res.headers['x-request-id']).not.toBe('req_mine');
   });
 
-  it('X-RateLimit-Remaining of keyless requests counts down per client IP', async () => {
+  it('X-RateLimit-Remaining of keyless requests counts down per client IP', { timeout: RATE_WINDOW_WAIT_MS + 5_000 }, async () => {
+    await startInOneRateWindow(t.orm, 5_000);
     const ip = randomLoopbackIp();
     const first = await t.app.inject({ method: 'GET', url: '/api/v1/me', remoteAddress: ip });
     const second = await t.app.inject({ method: 'GET', url: '/api/v1/me', remoteAddress: ip });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { bearer, createTestApp, randomLoopbackIp, type TestApp } from '../helpers/app.js';
 import { addKey, createTestStore, type TestStore } from '../helpers/store.js';
+import { RATE_WINDOW_WAIT_MS, startInOneRateWindow } from '../helpers/rate-window.js';
 
 let t: TestApp;
 let free: TestStore;
@@ -13,11 +14,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-// Counters run per calendar minute: start each test with enough of the minute left that it ends inside it.
-beforeEach(async () => {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 12_000) await new Promise((r) => setTimeout(r, left + 250));
-}, 20_000);
+// Counters run per calendar minute: start each test with enough of the minute left that it ends inside it
+// (the slow ones wait again, for more, just before they count).
+beforeEach(() => startInOneRateWindow(t.orm, 15_000), RATE_WINDOW_WAIT_MS);
 
 const call = (options: InjectOptions, ip = randomLoopbackIp()) => t.app.inject({ remoteAddress: ip, ...options });
 const me = (key: string | undefined, ip?: string, headers: Record<string, string> = {}) =>
@@ -107,8 +106,9 @@ describe('a publishable key is limited per key and per visitor IP', () => {
     expect(statuses(all)).toEqual({ 200: 60, 429: 10 });
   });
 
-  it('on the free plan the key itself gets 600 a minute across all visitors', { timeout: 60_000 }, async () => {
+  it('on the free plan the key itself gets 600 a minute across all visitors', { timeout: RATE_WINDOW_WAIT_MS + 60_000 }, async () => {
     const s = await createTestStore(t.orm);
+    await startInOneRateWindow(t.orm, 45_000);
     const visitors = Array.from({ length: 25 }, () => randomLoopbackIp());
     const all: LightMyRequestResponse[] = [];
     for (const visitor of visitors) all.push(...(await Promise.all(Array.from({ length: 24 }, () => me(s.publishable, visitor)))));
@@ -161,10 +161,11 @@ describe('keyless requests and failed keys count against the client IP: 60 a min
 });
 
 describe('the count is shared by every API process', () => {
-  it('two app instances on one database share one key’s minute', async () => {
+  it('two app instances on one database share one key’s minute', { timeout: RATE_WINDOW_WAIT_MS + 30_000 }, async () => {
     const other = await createTestApp();
     try {
       const key = await freshSecret();
+      await startInOneRateWindow(t.orm, 15_000);
       const here = await Promise.all(Array.from({ length: 30 }, () => me(key)));
       const there = await Promise.all(Array.from({ length: 40 }, () => other.request({ method: 'GET', url: '/api/v1/me', headers: bearer(key) })));
       expect(statuses([...here, ...there])).toEqual({ 200: 60, 429: 10 });

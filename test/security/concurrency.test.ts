@@ -5,6 +5,7 @@ import { approveConnection } from '../../services/connections/codes.js';
 import { addProduct, pathOf, SHOPPER, sql } from '../catalog/fixtures.js';
 import { bearer, createTestApp, randomLoopbackIp, type TestApp } from '../helpers/app.js';
 import { addKey, createTestStore } from '../helpers/store.js';
+import { RATE_WINDOW_WAIT_MS, startInOneRateWindow } from '../helpers/rate-window.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -74,10 +75,7 @@ describe('racing writers of one thing produce one thing', () => {
 
   describe('a 60/minute key hit by 200 parallel requests', () => {
     // Counters run per calendar minute: start with enough of the minute left that all 200 land in it.
-    beforeEach(async () => {
-      const left = 60_000 - (Date.now() % 60_000);
-      if (left < 15_000) await new Promise((r) => setTimeout(r, left + 250));
-    }, 20_000);
+    beforeEach(() => startInOneRateWindow(t.orm, 15_000), RATE_WINDOW_WAIT_MS);
 
     it('exactly 60 succeed and 140 get 429 rate_limited', async () => {
       const s = await createTestStore(t.orm);

@@ -1,0 +1,41 @@
+// Prints the plain summary line of each vitest JSON report named on the command line
+// (`label=file` pairs), then their sum as the last line, the one CI reads.
+// A test file that failed to load (an import error, a failing beforeAll) has no failed test of its
+// own, so vitest's numFailedTests leaves it out: each such file counts as one failure here, and a
+// missing or unreadable report counts as one failure too.
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+
+const total = { passed: 0, failed: 0, skipped: 0 };
+const line = (r) => `${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped`;
+
+/** The counts of one report; never fewer failures than the run itself saw. */
+function summarize(file) {
+  let report;
+  try {
+    report = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return { passed: 0, failed: 1, skipped: 0, notes: [`${file}: no report (the run did not finish)`] };
+  }
+  const files = report.testResults ?? [];
+  const unloaded = files.filter((f) => f.status === 'failed' && !(f.assertionResults ?? []).some((a) => a.status === 'failed'));
+  const notes = unloaded.map(
+    (f) => `${relative(process.cwd(), f.name)}: failed without a failed test (${(f.message || 'no message').split('\n')[0]})`,
+  );
+  let failed = (report.numFailedTests ?? 0) + unloaded.length;
+  if (failed === 0 && report.success === false) {
+    failed = 1;
+    notes.push(`${file}: the run failed outside any test file`);
+  }
+  return { passed: report.numPassedTests ?? 0, failed, skipped: (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0), notes };
+}
+
+for (const arg of process.argv.slice(2)) {
+  const at = arg.indexOf('=');
+  const [label, file] = [arg.slice(0, at), arg.slice(at + 1)];
+  const r = summarize(file);
+  for (const note of r.notes) console.log(`${label}: ${note}`);
+  console.log(`${label}: ${line(r)}`);
+  for (const k of Object.keys(total)) total[k] += r[k];
+}
+console.log(line(total));

@@ -1,0 +1,56 @@
+// .ci/run's last line: the sum CI reads must count a test file that failed to load, which vitest's
+// numFailedTests leaves out (the report below has the shape vitest 5 writes for such a run).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const dir = mkdtempSync(join(tmpdir(), 'ci-summary-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const report = (name: string, body: unknown) => {
+  const file = join(dir, name);
+  writeFileSync(file, JSON.stringify(body));
+  return file;
+};
+const summary = (...pairs: string[]) =>
+  execFileSync(process.execPath, ['.ci/summary.mjs', ...pairs], { encoding: 'utf8' })
+    .trim()
+    .split('\n');
+
+describe('.ci/summary.mjs', () => {
+  it('counts a file that failed to load as a failure, beside the failed tests', () => {
+    const file = report('unloaded.json', {
+      numFailedTestSuites: 2,
+      numPassedTests: 15,
+      numFailedTests: 1,
+      numPendingTests: 0,
+      numTodoTests: 0,
+      success: false,
+      testResults: [
+        { name: '/x/test/a.test.ts', status: 'passed', message: '', assertionResults: [{ status: 'passed' }] },
+        { name: '/x/test/broken.test.ts', status: 'failed', message: "Cannot find module './gone.js'", assertionResults: [] },
+        { name: '/x/test/red.test.ts', status: 'failed', message: '', assertionResults: [{ status: 'failed' }, { status: 'passed' }] },
+      ],
+    });
+    const lines = summary(`npm test=${file}`);
+    expect(lines.at(-1)).toBe('15 passed, 2 failed, 0 skipped');
+    expect(lines.join('\n')).toContain("broken.test.ts: failed without a failed test (Cannot find module './gone.js')");
+  });
+
+  it('a missing report, or a failed run with no failed file, is still a failure; a green run sums to 0 failed', () => {
+    const green = report('green.json', {
+      numPassedTests: 3,
+      numFailedTests: 0,
+      numPendingTests: 1,
+      numTodoTests: 1,
+      success: true,
+      testResults: [],
+    });
+    const odd = report('odd.json', { numPassedTests: 3, numFailedTests: 0, numPendingTests: 0, success: false, testResults: [] });
+    expect(summary(`a=${green}`).at(-1)).toBe('3 passed, 0 failed, 2 skipped');
+    expect(summary(`a=${green}`, `b=${join(dir, 'missing.json')}`).at(-1)).toBe('3 passed, 1 failed, 2 skipped');
+    expect(summary(`a=${odd}`).at(-1)).toBe('3 passed, 1 failed, 0 skipped');
+  });
+});
