@@ -1,3 +1,4 @@
+import type { WorkflowActivities } from '../workflows/definitions.js';
 import type { ActivityDeps } from './deps.js';
 import { checkoutActivities } from './checkout.js';
 import { connectionActivities } from './connections.js';
@@ -5,7 +6,10 @@ import { trackingActivities } from './tracking.js';
 import { webhookLaneActivities } from './webhook-lane.js';
 import { webhookActivities } from './webhooks.js';
 
-/** The only door from workflows to I/O; workflows import just the type. */
+/**
+ * The only door from workflows to I/O: every activity some workflow asks for (the interfaces in
+ * workflows/definitions.ts, which is all that workflows know of activities).
+ */
 export function createActivities(deps: ActivityDeps) {
   return {
     ...webhookLaneActivities(deps),
@@ -13,7 +17,5 @@ export function createActivities(deps: ActivityDeps) {
     ...trackingActivities(deps),
     ...connectionActivities(deps),
     ...checkoutActivities(deps),
-  };
+  } satisfies WorkflowActivities;
 }
-
-export type Activities = ReturnType<typeof createActivities>;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { wakeLane } from '../../db/lanes.js';
-import { workflowIds } from '../../workflows/definitions.js';
+import { signalWithStart, updatesQueued, workflowIds, workflows } from '../../workflows/definitions.js';
 import type { Order } from '../../contract/schemas/orders.js';
 
 /** Statuses a connected shop is told about; cancelling stays the platform's business. */
@@ -83,14 +83,17 @@ export async function queueConnectionUpdate(
  */
 export async function wakePush(em: EntityManager, connectionId: string) {
   const [row] = await em.execute<{ store_id: string }[]>(`select store_id from connections where id = ?`, [connectionId]);
-  await wakeLane(em, {
-    workflowType: 'connectionPushWorkflow',
-    workflowId: workflowIds.connectionPush(connectionId),
-    args: [{ connectionId }],
-    signal: { name: 'updatesQueued', args: [] },
-    searchAttributes: { StoreId: row!.store_id, ConnectionId: connectionId },
-    summary: `update push for connection ${connectionId}`,
-  });
+  await wakeLane(
+    em,
+    signalWithStart(workflows.connectionPush, {
+      workflowId: workflowIds.connectionPush(connectionId),
+      args: [{ connectionId }],
+      signal: updatesQueued,
+      signalArgs: [],
+      searchAttributes: { StoreId: row!.store_id, ConnectionId: connectionId },
+      summary: `update push for connection ${connectionId}`,
+    }),
+  );
 }
 
 /** Waiting updates of a connection, oldest first (what pull returns; failed pushes stay pullable). */
