@@ -2,6 +2,7 @@ import type { WorkflowActivities } from '../workflows/definitions.js';
 import type { ActivityDeps } from './deps.js';
 import { checkoutActivities } from './checkout.js';
 import { connectionActivities } from './connections.js';
+import { housekeepingActivities } from './housekeeping.js';
 import { trackingActivities } from './tracking.js';
 import { webhookLaneActivities } from './webhook-lane.js';
 import { webhookActivities } from './webhooks.js';
@@ -17,5 +18,6 @@ export function createActivities(deps: ActivityDeps) {
     ...trackingActivities(deps),
     ...connectionActivities(deps),
     ...checkoutActivities(deps),
+    ...housekeepingActivities(deps),
   } satisfies WorkflowActivities;
 }

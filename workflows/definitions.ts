@@ -28,6 +28,8 @@ export const workflowIds = {
   checkoutExpiry: (storeId: string, endsAt: string) => `checkout-expiry/${storeId}/${endsAt}`,
   /** The wrong-contact lockout of one order number in one store (numbers are shopper-visible, not secrets). */
   trackingLockout: (storeId: string, orderKey: string) => `tracking-lockout/${storeId}/${encodeURIComponent(orderKey)}`,
+  /** The Temporal Schedule of one housekeeping job; its runs are `housekeeping/<job>-<time>`. */
+  housekeeping: (job: HousekeepingJob) => `housekeeping/${job}`,
 };
 
 // ---- The webhook lane of a store -------------------------------------------------------------------
@@ -163,6 +165,25 @@ export interface TrackingLockoutActivities {
   liftTrackingLockout: (input: TrackingLockoutInput) => Promise<boolean>;
 }
 
+// ---- Housekeeping (Temporal Schedules) -----------------------------------------------------------------
+
+/** The periodic jobs, each a Temporal Schedule (`housekeeping/<job>`) that runs housekeepingWorkflow. */
+export const HOUSEKEEPING_JOBS = ['delivery-sweep', 'rate-limit-cleanup', 'outbox-purge'] as const;
+export type HousekeepingJob = (typeof HOUSEKEEPING_JOBS)[number];
+/** What one run did: rows changed or removed. */
+export interface HousekeepingResult {
+  job: HousekeepingJob;
+  rows: number;
+}
+export interface HousekeepingActivities {
+  /** Settles as failed the deliveries left 'sending' by a worker that died mid-attempt. */
+  sweepCutOffDeliveries: () => Promise<number>;
+  /** Deletes rate-limit windows nobody counts in any more. */
+  purgeRateLimitWindows: () => Promise<number>;
+  /** Deletes outbox rows handed over longer ago than the retention, in small batches. */
+  purgeOutbox: () => Promise<number>;
+}
+
 // ---- The workflows -------------------------------------------------------------------------------------
 
 /**
@@ -188,6 +209,7 @@ export const workflows = {
   connectionPush: defineWorkflow<[ConnectionPushInput]>('connectionPushWorkflow'),
   checkoutExpiry: defineWorkflow<[CheckoutExpiryInput], { expired: number }>('checkoutExpiryWorkflow'),
   trackingLockout: defineWorkflow<[input: TrackingLockoutInput, carried?: TrackingLockoutState | null]>('trackingLockoutWorkflow'),
+  housekeeping: defineWorkflow<[HousekeepingJob], HousekeepingResult>('housekeepingWorkflow'),
 };
 
 /** Everything some workflow asks of its activities: createActivities (activities/index.ts) satisfies it. */
@@ -196,7 +218,8 @@ export type WorkflowActivities = WebhookLaneActivities &
   ConnectCodeActivities &
   ConnectionPushActivities &
   CheckoutExpiryActivities &
-  TrackingLockoutActivities;
+  TrackingLockoutActivities &
+  HousekeepingActivities;
 
 // ---- Hand-offs: what producers write to the outbox -----------------------------------------------------
 

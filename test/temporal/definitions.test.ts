@@ -41,6 +41,7 @@ describe('every workflow definition is a workflow of the worker, under the same 
       connectionPush: 'connectionPushWorkflow',
       checkoutExpiry: 'checkoutExpiryWorkflow',
       trackingLockout: 'trackingLockoutWorkflow',
+      housekeeping: 'housekeepingWorkflow',
     });
     expect([deliveriesWaiting, connectCodeExchanged, updatesQueued, replayUpdates, wrongContactTried, liftLockout].map((s) => s.name)).toEqual([
       'deliveriesWaiting',
