@@ -1,32 +1,41 @@
 // Recording mode (`npm run histories:record`, or RECORD_HISTORIES=1 with any test files): before the
-// run's Temporal dev server stops, keep a few histories of every workflow type the tests ran, as JSON
-// files under test/replay/histories/, for replay.test.ts to replay against later workflow code.
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+// run's Temporal dev server stops, keep histories of the workflows the tests ran, as JSON files under
+// test/replay/histories/ (the format of Temporal's other tools), for replay.test.ts to replay against
+// later workflow code.
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { historyToJSON, type History } from '@temporalio/common/lib/proto-utils.js';
-import proto from '@temporalio/proto';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 
 /** Where the histories live, one file per history: `<workflow type>-<n>.json`. */
 export const HISTORIES_DIR = new URL('./histories/', import.meta.url);
 
-/** Per workflow type: at most this many histories, each at most this large. */
+/** Per workflow type and recording: at most this many new histories, each at most this large. */
 const PER_TYPE = 3;
 const MAX_BYTES = 40_000;
 /** Executions looked at per workflow type (the newest). */
 const LOOK_AT = 60;
 
-const EventType = proto.temporal.api.enums.v1.EventType;
+interface HistoryJson {
+  events: {
+    eventType: string;
+    workflowExecutionSignaledEventAttributes?: { signalName?: string };
+    activityTaskScheduledEventAttributes?: { activityType?: { name?: string } };
+    markerRecordedEventAttributes?: { markerName?: string };
+  }[];
+}
 
-/** What a history exercises: its event kinds, the signals it received and the activities it called. */
-function features(history: History): Set<string> {
+/** What a history exercises: its event kinds, the signals it received, the activities it called, its markers (patches). */
+function features(history: HistoryJson): Set<string> {
   const found = new Set<string>();
-  for (const e of history.events ?? []) {
-    found.add(EventType[e.eventType ?? 0] ?? String(e.eventType));
+  for (const e of history.events) {
+    found.add(e.eventType);
     const signal = e.workflowExecutionSignaledEventAttributes?.signalName;
     if (signal) found.add(`signal ${signal}`);
     const activity = e.activityTaskScheduledEventAttributes?.activityType?.name;
     if (activity) found.add(`activity ${activity}`);
+    const marker = e.markerRecordedEventAttributes?.markerName;
+    if (marker) found.add(`marker ${marker}`);
   }
   return found;
 }
@@ -37,9 +46,11 @@ interface Candidate {
 }
 
 /**
- * Fetches the histories of the workflows the run's tests ran and keeps, per type, the few that together
- * exercise the most (greedy: each next one adds the most event kinds, signals and activities not yet
- * covered; the smaller wins a tie). Replaces the files of the types it recorded; returns their names.
+ * Fetches the histories of the workflows the run's tests ran and adds, per type, the few that exercise
+ * what the files already kept do not (greedy: each next one adds the most event kinds, signals,
+ * activities and markers not yet covered; the smaller wins a tie). Kept files are never replaced: they
+ * stand for workflows still running on older code, which a patched() change must keep replaying.
+ * Returns the names of the files it wrote.
  */
 export async function recordHistories(address: string, namespace = 'default'): Promise<string[]> {
   const connection = await Connection.connect({ address });
@@ -55,20 +66,20 @@ export async function recordHistories(address: string, namespace = 'default'): P
     mkdirSync(dir, { recursive: true });
     const written: string[] = [];
     for (const [type, runs] of [...byType].sort(([a], [b]) => a.localeCompare(b))) {
+      const kept = readdirSync(dir).filter((f) => f.startsWith(`${type}-`) && f.endsWith('.json'));
+      const covered = new Set(kept.flatMap((f) => [...features(JSON.parse(readFileSync(join(dir, f), 'utf8')) as HistoryJson)]));
       const candidates: Candidate[] = [];
       for (const run of runs) {
-        const history = await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
-        const json = `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 1)}\n`;
-        if (json.length <= MAX_BYTES) candidates.push({ json, features: features(history) });
+        const parsed = JSON.parse(historyToJSON(await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory())) as HistoryJson;
+        const json = `${JSON.stringify(parsed, null, 1)}\n`;
+        if (json.length <= MAX_BYTES) candidates.push({ json, features: features(parsed) });
       }
-      const chosen = choose(candidates);
-      if (chosen.length === 0) continue;
-      for (const old of readdirSync(dir).filter((f) => f.startsWith(`${type}-`))) rmSync(join(dir, old));
-      chosen.forEach((c, i) => {
-        const name = `${type}-${i + 1}.json`;
+      let next = Math.max(0, ...kept.map((f) => Number(f.slice(type.length + 1, -'.json'.length)) || 0)) + 1;
+      for (const c of choose(candidates, covered)) {
+        const name = `${type}-${next++}.json`;
         writeFileSync(join(dir, name), c.json);
         written.push(name);
-      });
+      }
     }
     return written;
   } finally {
@@ -76,8 +87,7 @@ export async function recordHistories(address: string, namespace = 'default'): P
   }
 }
 
-function choose(candidates: Candidate[]): Candidate[] {
-  const covered = new Set<string>();
+function choose(candidates: Candidate[], covered: Set<string>): Candidate[] {
   const chosen: Candidate[] = [];
   while (chosen.length < PER_TYPE) {
     let best: { c: Candidate; adds: number } | undefined;
