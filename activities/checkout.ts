@@ -1,5 +1,5 @@
 import { expireCheckoutBucket } from '../services/checkout/expire.js';
-import type { CheckoutExpiryInput } from '../workflows/definitions.js';
+import type { CheckoutExpiryActivities, CheckoutExpiryInput } from '../workflows/definitions.js';
 import type { ActivityDeps } from './deps.js';
 
 /** Activities of checkout sessions. */
@@ -9,5 +9,5 @@ export function checkoutActivities({ orm }: ActivityDeps) {
     async expireCheckoutBucket(bucket: CheckoutExpiryInput): Promise<number> {
       return expireCheckoutBucket(orm.em.fork(), bucket);
     },
-  };
+  } satisfies CheckoutExpiryActivities;
 }

@@ -1,6 +1,6 @@
 import { expireCode } from '../services/connections/codes.js';
-import type { PushOutcome } from '../services/connections/push.js';
 import { replayUpdates } from '../services/connections/updates.js';
+import type { ConnectCodeActivities, ConnectionPushActivities, PushOutcome } from '../workflows/definitions.js';
 import type { ActivityDeps } from './deps.js';
 import { pushWhileBusy } from './push-lane.js';
 
@@ -20,5 +20,5 @@ export function connectionActivities(deps: ActivityDeps) {
     async replayConnectionUpdates(connectionId: string): Promise<number> {
       return replayUpdates(orm.em.fork(), connectionId);
     },
-  };
+  } satisfies ConnectCodeActivities & ConnectionPushActivities;
 }

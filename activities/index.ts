@@ -1,11 +1,16 @@
+import type { WorkflowActivities } from '../workflows/definitions.js';
 import type { ActivityDeps } from './deps.js';
 import { checkoutActivities } from './checkout.js';
 import { connectionActivities } from './connections.js';
+import { housekeepingActivities } from './housekeeping.js';
 import { trackingActivities } from './tracking.js';
 import { webhookLaneActivities } from './webhook-lane.js';
 import { webhookActivities } from './webhooks.js';
 
-/** The only door from workflows to I/O; workflows import just the type. */
+/**
+ * The only door from workflows to I/O: every activity some workflow asks for (the interfaces in
+ * workflows/definitions.ts, which is all that workflows know of activities).
+ */
 export function createActivities(deps: ActivityDeps) {
   return {
     ...webhookLaneActivities(deps),
@@ -13,7 +18,6 @@ export function createActivities(deps: ActivityDeps) {
     ...trackingActivities(deps),
     ...connectionActivities(deps),
     ...checkoutActivities(deps),
-  };
+    ...housekeepingActivities(deps),
+  } satisfies WorkflowActivities;
 }
-
-export type Activities = ReturnType<typeof createActivities>;

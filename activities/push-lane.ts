@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { holdLane, releaseLane } from '../db/lanes.js';
-import { pushDueUpdates, type PushOutcome } from '../services/connections/push.js';
-import { workflowIds } from '../workflows/definitions.js';
+import { pushDueUpdates } from '../services/connections/push.js';
+import { workflowIds, type PushOutcome } from '../workflows/definitions.js';
 import type { ActivityDeps } from './deps.js';
 
 /** The tuning of a push run (per connection). */

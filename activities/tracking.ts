@@ -1,5 +1,5 @@
 import { liftLockoutNow, settleLockout } from '../services/tracking/lockout.js';
-import type { TrackingLockoutInput, TrackingLockoutState } from '../workflows/definitions.js';
+import type { TrackingLockoutActivities, TrackingLockoutInput, TrackingLockoutState } from '../workflows/definitions.js';
 import type { ActivityDeps } from './deps.js';
 
 /** Activities of the tracking lockout: the workflow's only way to change the lockout's database row. */
@@ -14,5 +14,5 @@ export function trackingActivities({ orm }: Pick<ActivityDeps, 'orm'>) {
     async liftTrackingLockout(input: TrackingLockoutInput): Promise<boolean> {
       return liftLockoutNow(orm.em.fork(), input);
     },
-  };
+  } satisfies TrackingLockoutActivities;
 }

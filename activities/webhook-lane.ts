@@ -14,7 +14,7 @@ import {
   type ClaimedDelivery,
   type LaneDelivery,
 } from '../services/webhooks/lane.js';
-import { workflowIds } from '../workflows/definitions.js';
+import { workflowIds, type LaneAttempt, type LaneOutcome, type WebhookLaneActivities } from '../workflows/definitions.js';
 import type { ActivityDeps } from './deps.js';
 import { keepAliveAgents } from '../services/outbound/send.js';
 import { sendWebhook, webhookBody } from './webhook-send.js';
@@ -36,23 +36,6 @@ export const LANE = {
   batch: 1000,
 };
 
-/** One attempt as the Temporal UI shows it in the run's result: find a delivery by its id, order or endpoint. */
-export interface LaneAttempt {
-  delivery: string;
-  order: string;
-  endpoint: string;
-  event: string;
-  result: string;
-}
-
-export interface LaneOutcome {
-  attempts: LaneAttempt[];
-  /** Deliveries not claimed because their endpoint was deleted (cancelled). */
-  cancelled: number;
-  /** True when the run stopped at its limits (work may be left): the workflow runs the activity again at once. */
-  more: boolean;
-}
-
 /** The activity of a store's webhook lane. */
 export function webhookLaneActivities(deps: ActivityDeps) {
   return {
@@ -66,7 +49,7 @@ export function webhookLaneActivities(deps: ActivityDeps) {
       const origin = { workflowId: info.workflowExecution?.workflowId ?? '', runId: info.workflowExecution?.runId ?? '', activityId: info.activityId };
       return new LaneRun(deps, deps.orm.em.fork(), storeId, origin).run();
     },
-  };
+  } satisfies WebhookLaneActivities;
 }
 
 class LaneRun {

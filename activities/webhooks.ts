@@ -1,6 +1,6 @@
 import { openSecret } from '../domain/secret-box.js';
-import type { PlannedDelivery } from '../services/webhooks/deliveries.js';
 import { claimDeliveries, recordDeliveryResults } from '../services/webhooks/lane.js';
+import type { PlannedDelivery, WebhookDeliveryActivities, WebhookDeliveryResult } from '../workflows/definitions.js';
 import type { ActivityDeps } from './deps.js';
 import { sendWebhook, webhookBody } from './webhook-send.js';
 
@@ -8,7 +8,7 @@ import { sendWebhook, webhookBody } from './webhook-send.js';
 export function webhookActivities(deps: ActivityDeps) {
   return {
     /** One delivery on its own: claimed, sent once and recorded (its own workflow, so it can be found by id). */
-    async deliverWebhook(planned: PlannedDelivery): Promise<{ status: number | null; outcome: string }> {
+    async deliverWebhook(planned: PlannedDelivery): Promise<WebhookDeliveryResult> {
       const em = deps.orm.em.fork();
       const [claimed] = await claimDeliveries(em, [planned.deliveryId], null);
       if (!claimed) return { status: null, outcome: 'cancelled: the endpoint was deleted or the delivery was already attempted' };
@@ -17,5 +17,5 @@ export function webhookActivities(deps: ActivityDeps) {
       await recordDeliveryResults(em, [{ deliveryId: claimed.id, ...result }]);
       return { status: result.status, outcome: result.ok ? 'delivered' : `failed: ${result.error}` };
     },
-  };
+  } satisfies WebhookDeliveryActivities;
 }

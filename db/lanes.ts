@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { prepared, runPrepared } from './prepared.js';
-import { OUTBOX_CHANNEL, OUTBOX_COLUMNS, OUTBOX_RECORD, outboxRow, type WorkflowHandOff } from './outbox.js';
+import type { WorkflowHandOff } from '../workflows/definitions.js';
+import { OUTBOX_CHANNEL, OUTBOX_COLUMNS, OUTBOX_RECORD, outboxRow } from './outbox.js';
 
 // A lane is a long-lived workflow whose activity keeps working while work comes in (a store's webhook
 // lane, a connection's push). While the activity runs it holds a lease in `lanes`; writers then wake it

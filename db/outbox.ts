@@ -1,16 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { SearchAttributeName } from '../workflows/definitions.js';
+import type { WorkflowHandOff } from '../workflows/definitions.js';
 
-export interface WorkflowHandOff {
-  workflowType: string;
-  workflowId: string;
-  args: unknown[];
-  searchAttributes: Partial<Record<SearchAttributeName, string>>;
-  /** One line shown in the Temporal Web UI. */
-  summary?: string;
-  /** When set, the relay signals the workflow (starting it first if needed). */
-  signal?: { name: string; args: unknown[] };
-}
+// Hand-offs are built by startWorkflow and signalWithStart (workflows/definitions.ts), which check the
+// workflow's and the signal's arguments against their definitions; this module only stores them.
 
 /** The outbox's channel: the relay wakes on it right after the writing transaction commits. */
 export const OUTBOX_CHANNEL = 'outbox';

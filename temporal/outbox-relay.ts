@@ -4,8 +4,9 @@ import type { SearchAttributePair } from '@temporalio/common';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { OUTBOX_CHANNEL } from '../db/outbox.js';
+import { OUTBOX_DEAD_AFTER_FAILURES } from '../services/outbox.js';
 import { SEARCH_ATTRIBUTES, type SearchAttributeName } from '../workflows/definitions.js';
-import { isTemporalUnavailable } from './errors.js';
+import { describeTemporalError, isTemporalBusyOrDown } from './errors.js';
 
 interface OutboxRow {
   id: string;
@@ -18,6 +19,7 @@ interface OutboxRow {
   search_attributes: Partial<Record<SearchAttributeName, string>>;
   summary: string | null;
   attempts: number;
+  failures: number;
 }
 
 export interface RelayOptions {
@@ -29,6 +31,10 @@ export interface RelayOptions {
   /** Poll even without a notification, to catch rows whose retry time came. */
   pollMs?: number;
   batchSize?: number;
+  /** OUTBOX_DEAD_AFTER_FAILURES unless a test needs it shorter. */
+  deadAfterFailures?: number;
+  /** How often the worker's log repeats that dead rows wait for an operator (10 minutes). */
+  deadReportMs?: number;
 }
 
 /**
@@ -41,6 +47,7 @@ export class OutboxRelay {
   private wake: (() => void) | undefined;
   private listener: pg.Client | undefined;
   private loop: Promise<void> | undefined;
+  private deadReport: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: RelayOptions) {}
 
@@ -48,19 +55,41 @@ export class OutboxRelay {
     this.running = true;
     void this.listen();
     this.loop = this.run();
+    void this.reportDead();
+    this.deadReport = setInterval(() => void this.reportDead(), this.opts.deadReportMs ?? 10 * 60_000);
+    this.deadReport.unref();
   }
 
   async stop(): Promise<void> {
     this.running = false;
+    clearInterval(this.deadReport);
     this.wake?.();
     await this.loop;
     await this.listener?.end().catch(() => undefined);
   }
 
-  /** Rows not yet handed over (for readiness and tests). */
+  /** Rows waiting to be handed over, dead ones not counted (for tests). */
   async pendingCount(): Promise<number> {
-    const rows = await this.opts.orm.em.fork().execute<{ n: string }[]>('select count(*)::text as n from outbox where done_at is null');
+    const rows = await this.opts.orm.em.fork().execute<{ n: string }[]>('select count(*)::text as n from outbox where done_at is null and dead_at is null');
     return Number(rows[0]!.n);
+  }
+
+  /** Logs, at start and every deadReportMs, how many dead rows wait for an operator; quiet when none. */
+  async reportDead(): Promise<number> {
+    try {
+      const [row] = await this.opts.orm.em.fork().execute<{ n: number; oldest: string | null }[]>(
+        `select count(*)::int as n, min(id)::text as oldest from outbox where dead_at is not null`,
+      );
+      if (row!.n > 0) {
+        this.opts.log.error(
+          { dead: row!.n, oldestId: row!.oldest },
+          `outbox: ${row!.n} dead hand-off(s) wait for an operator: npm run --silent admin -- outbox list --dead, then outbox retry --id ID | --all-dead`,
+        );
+      }
+      return row!.n;
+    } catch {
+      return 0; // PostgreSQL unreachable: the relay's own loop says so.
+    }
   }
 
   private async listen(): Promise<void> {
@@ -107,8 +136,8 @@ export class OutboxRelay {
     const em = this.opts.orm.em.fork();
     return em.transactional(async (tx) => {
       const rows = await tx.execute<OutboxRow[]>(
-        `select id, action, workflow_type, workflow_id, args, signal_name, signal_args, search_attributes, summary, attempts
-         from outbox where done_at is null and next_attempt_at <= now()
+        `select id, action, workflow_type, workflow_id, args, signal_name, signal_args, search_attributes, summary, attempts, failures
+         from outbox where done_at is null and dead_at is null and next_attempt_at <= now()
          order by id limit ? for update skip locked`,
         [this.opts.batchSize ?? 100],
       );
@@ -116,6 +145,7 @@ export class OutboxRelay {
       const results = await this.handOffAll(rows);
       const done: string[] = [];
       let settled = 0;
+      let unreachable = 0;
       for (const [i, result] of results.entries()) {
         const row = rows[i]!;
         if (result.status === 'fulfilled') {
@@ -124,15 +154,24 @@ export class OutboxRelay {
           continue;
         }
         const err = result.reason as Error;
+        // Temporal down or throttling is not the row's fault: it waits, however long, and never dies of it.
+        const refused = !isTemporalBusyOrDown(err);
+        const failures = row.failures + (refused ? 1 : 0);
+        const dead = refused && failures >= (this.opts.deadAfterFailures ?? OUTBOX_DEAD_AFTER_FAILURES);
         const delay = Math.min(60, 2 ** Math.min(row.attempts, 6));
         await tx.execute(
-          `update outbox set attempts = attempts + 1, last_error = ?, next_attempt_at = now() + make_interval(secs => ?) where id = ?`,
-          [String(err?.message ?? err).slice(0, 500), delay, row.id],
+          `update outbox set attempts = attempts + 1, failures = ?, last_error = ?, next_attempt_at = now() + make_interval(secs => ?),
+             dead_at = case when ? then now() end
+           where id = ?`,
+          [failures, describeTemporalError(err).slice(0, 500), delay, dead, row.id],
         );
-        if (!isTemporalUnavailable(err)) this.opts.log.error({ err, outboxId: row.id, workflowId: row.workflow_id }, 'outbox hand-off failed');
+        const about = { err, outboxId: row.id, workflowId: row.workflow_id, failures };
+        if (dead) this.opts.log.error(about, `outbox hand-off ${row.id} is dead after ${failures} refusals; see it with outbox list --dead, send it again with outbox retry --id ${row.id}`);
+        else if (refused) this.opts.log.error(about, 'outbox hand-off failed');
+        else unreachable++;
       }
       if (done.length) await tx.execute(`update outbox set done_at = now() where id in (select jsonb_array_elements_text(?::jsonb)::bigint)`, [JSON.stringify(done)]);
-      if (settled < rows.length) this.opts.log.warn({ waiting: rows.length - settled }, 'outbox relay: Temporal unreachable; rows wait for retry');
+      if (unreachable) this.opts.log.warn({ waiting: unreachable }, 'outbox relay: Temporal unreachable; rows wait for retry');
       return settled;
     });
   }

@@ -8,6 +8,7 @@ import { createActivities } from '../activities/index.js';
 import { LaneWakeups } from '../activities/lane-wakeups.js';
 import type { ResolvedConfig } from '../config/env.js';
 import { OutboxRelay } from './outbox-relay.js';
+import { ensureHousekeepingSchedules } from './schedules.js';
 import { ensureSearchAttributes } from './search-attributes.js';
 
 const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
@@ -31,8 +32,9 @@ export interface WorkerHandle {
 }
 
 /**
- * Runs the Temporal worker, the outbox relay and housekeeping until stopped. When Temporal is
- * unreachable it keeps retrying; the relay keeps rows waiting in the meantime.
+ * Runs the Temporal worker and the outbox relay until stopped, and makes sure the housekeeping
+ * schedules exist. When Temporal is unreachable it keeps retrying; the relay keeps rows waiting in the
+ * meantime.
  */
 export function startWorker({ config, orm, log }: { config: ResolvedConfig; orm: MikroORM; log: Logger }): WorkerHandle {
   installRuntimeOnce(log);
@@ -49,6 +51,11 @@ export function startWorker({ config, orm, log }: { config: ResolvedConfig; orm:
       try {
         const connection = await NativeConnection.connect({ address: config.temporalAddress });
         await ensureSearchAttributes(clientConnection, config.temporalNamespace);
+        // Housekeeping is not worth holding the worker back for: a failure is logged and tried at the next start.
+        await ensureHousekeepingSchedules(client, config.taskQueue).then(
+          (ids) => log.info({ schedules: ids }, 'housekeeping schedules ready'),
+          (err: Error) => log.error({ err: err.message }, 'housekeeping schedules could not be created or updated'),
+        );
         worker = await Worker.create({
           connection,
           namespace: config.temporalNamespace,
@@ -82,26 +89,11 @@ export function startWorker({ config, orm, log }: { config: ResolvedConfig; orm:
   })();
 
   relay.start();
-  const housekeeping = setInterval(() => {
-    const em = orm.em.fork();
-    // Rate-limit windows older than a few minutes are of no use.
-    em.execute(`delete from rate_limit_counters where window_start < now() - interval '5 minutes'`).catch((err: Error) =>
-      log.warn({ err: err.message }, 'rate-limit cleanup failed'),
-    );
-    // A worker that died mid-attempt leaves its delivery in 'sending'; after the activity's limit it is
-    // settled as failed (at most one attempt, as the spec wants; an operator may replay it).
-    em.execute(
-      `update webhook_deliveries set status = 'failed', error = 'the attempt was cut off (worker stopped); not retried', finished_at = now()
-       where status = 'sending' and attempted_at < now() - interval '3 minutes'`,
-    ).catch((err: Error) => log.warn({ err: err.message }, 'delivery sweep failed'));
-  }, 60_000);
-  housekeeping.unref();
 
   return {
     relay,
     async stop() {
       stopping = true;
-      clearInterval(housekeeping);
       await relay.stop();
       await laneWakeups.stop();
       if (worker && worker.getState() === 'RUNNING') worker.shutdown();

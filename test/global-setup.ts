@@ -87,6 +87,14 @@ async function startStack(): Promise<Stack> {
   return {
     provided: { databaseUrl, temporalAddress: temporal.address, taskQueue, temporalCli: cli, logDir, secretsKey },
     async stop() {
+      // Recording mode: keep histories of the workflows this run's tests ran (test/replay/record.ts).
+      if (process.env.RECORD_HISTORIES) {
+        const { recordHistories } = await import('./replay/record.js');
+        await recordHistories(temporal.address).then(
+          (names) => say(`recorded histories: ${names.join(', ') || 'none'}`),
+          (err: Error) => console.error(`[test teardown] recording histories failed: ${err.stack}`),
+        );
+      }
       for (const stop of stops) await stop().catch((err: Error) => console.error(`[test teardown] ${err.message}`));
     },
   };

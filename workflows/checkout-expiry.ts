@@ -1,8 +1,7 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
-import type { CheckoutExpiryInput } from './definitions.js';
+import type { CheckoutExpiryActivities, CheckoutExpiryInput, WorkflowOf, workflows } from './definitions.js';
 
-const { expireCheckoutBucket } = proxyActivities<Activities>({
+const { expireCheckoutBucket } = proxyActivities<CheckoutExpiryActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
@@ -18,3 +17,4 @@ export async function checkoutExpiryWorkflow(input: CheckoutExpiryInput): Promis
   await sleep(Math.max(1, Date.parse(input.endsAt) - Date.now()));
   return { expired: await expireCheckoutBucket(input) };
 }
+checkoutExpiryWorkflow satisfies WorkflowOf<typeof workflows.checkoutExpiry>;

@@ -1,14 +1,13 @@
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
-import { connectCodeExchanged, type ConnectCodeInput } from './definitions.js';
+import { connectCodeExchanged, type ConnectCodeActivities, type ConnectCodeInput, type ConnectCodeResult, type WorkflowOf, type workflows } from './definitions.js';
 
-const { expireConnectCode } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds' });
+const { expireConnectCode } = proxyActivities<ConnectCodeActivities>({ startToCloseTimeout: '30 seconds' });
 
 /**
  * Owns one connect code's life: it ends when the code is exchanged, or its timer expires the code.
  * The exchange itself checks the database, so an exchange never waits on this workflow.
  */
-export async function connectCodeWorkflow(input: ConnectCodeInput): Promise<{ outcome: 'exchanged' | 'expired'; connectionId?: string }> {
+export async function connectCodeWorkflow(input: ConnectCodeInput): Promise<ConnectCodeResult> {
   let connectionId: string | undefined;
   setHandler(connectCodeExchanged, (signal) => {
     connectionId = signal.connectionId;
@@ -17,3 +16,4 @@ export async function connectCodeWorkflow(input: ConnectCodeInput): Promise<{ ou
   const expired = await expireConnectCode(input.codeId);
   return expired ? { outcome: 'expired' } : { outcome: 'exchanged' };
 }
+connectCodeWorkflow satisfies WorkflowOf<typeof workflows.connectCode>;

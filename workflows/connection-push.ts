@@ -1,8 +1,7 @@
 import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
-import { replayUpdates, updatesQueued, type ConnectionPushInput } from './definitions.js';
+import { replayUpdates, updatesQueued, type ConnectionPushActivities, type ConnectionPushInput, type WorkflowOf, type workflows } from './definitions.js';
 
-const { pushDueUpdates, replayConnectionUpdates } = proxyActivities<Activities>({
+const { pushDueUpdates, replayConnectionUpdates } = proxyActivities<ConnectionPushActivities>({
   // A push run keeps going while updates come in (at most a minute, plus its last push); it heartbeats,
   // so a worker that died is noticed after the heartbeat timeout.
   startToCloseTimeout: '5 minutes',
@@ -46,3 +45,4 @@ export async function connectionPushWorkflow(input: ConnectionPushInput): Promis
     }
   }
 }
+connectionPushWorkflow satisfies WorkflowOf<typeof workflows.connectionPush>;

@@ -1,5 +1,7 @@
-// Pure: imported by workflows, the API, the worker and tests. Nothing here may do I/O.
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+// Pure: the contract between producers (services, through the outbox), workflows and activities, as the
+// Temporal samples keep their message definitions in one module both sides import. It imports nothing of
+// this project, so workflows/ stands below everything that uses it. Nothing here may do I/O.
+import { defineSearchAttributeKey, SearchAttributeType, type SignalDefinition } from '@temporalio/common';
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 
 /** Search attributes operators filter on in the Temporal Web UI; business ids only, never secrets. */
@@ -26,22 +28,75 @@ export const workflowIds = {
   checkoutExpiry: (storeId: string, endsAt: string) => `checkout-expiry/${storeId}/${endsAt}`,
   /** The wrong-contact lockout of one order number in one store (numbers are shopper-visible, not secrets). */
   trackingLockout: (storeId: string, orderKey: string) => `tracking-lockout/${storeId}/${encodeURIComponent(orderKey)}`,
+  /** The Temporal Schedule of one housekeeping job; its runs are `housekeeping/<job>-<time>`. */
+  housekeeping: (job: HousekeepingJob) => `housekeeping/${job}`,
 };
+
+// ---- The webhook lane of a store -------------------------------------------------------------------
 
 export interface WebhookLaneInput {
   storeId: string;
 }
-
 /** Events of the store were committed while its lane was idle: send them. Carries nothing; the database is the truth. */
 export const deliveriesWaiting = defineSignal('deliveriesWaiting');
+
+/** One attempt as the Temporal UI shows it in the run's result: find a delivery by its id, order or endpoint. */
+export interface LaneAttempt {
+  delivery: string;
+  order: string;
+  endpoint: string;
+  event: string;
+  result: string;
+}
+export interface LaneOutcome {
+  attempts: LaneAttempt[];
+  /** Deliveries not claimed because their endpoint was deleted (cancelled). */
+  cancelled: number;
+  /** True when the run stopped at its limits (work may be left): the workflow runs the activity again at once. */
+  more: boolean;
+}
+export interface WebhookLaneActivities {
+  /** Sends every delivery the store has waiting, each claimed before its one POST (activities/webhook-lane.ts). */
+  sendLaneDeliveries: (storeId: string) => Promise<LaneOutcome>;
+}
+
+// ---- An operator's replay of one webhook delivery --------------------------------------------------
+
+/** One delivery an operator asked to send again (the input of its replay workflow). */
+export interface PlannedDelivery {
+  deliveryId: string;
+  eventId: string;
+  eventType: string;
+  endpointId: string;
+  storeId: string;
+  orderId: string;
+}
+export interface WebhookDeliveryResult {
+  status: number | null;
+  outcome: string;
+}
+export interface WebhookDeliveryActivities {
+  /** Claims, sends once and records one delivery (activities/webhooks.ts). */
+  deliverWebhook: (planned: PlannedDelivery) => Promise<WebhookDeliveryResult>;
+}
+
+// ---- Connect codes and the push of updates to a connected shop -------------------------------------
 
 export interface ConnectCodeInput {
   codeId: string;
   storeId: string;
   ttlMs: number;
 }
+export interface ConnectCodeResult {
+  outcome: 'exchanged' | 'expired';
+  connectionId?: string;
+}
 /** The code was exchanged for a connection: the code's life is over. */
 export const connectCodeExchanged = defineSignal<[{ connectionId: string }]>('connectCodeExchanged');
+export interface ConnectCodeActivities {
+  /** Expires a connect code that was not used in time; false when it was used. */
+  expireConnectCode: (codeId: string) => Promise<boolean>;
+}
 
 export interface ConnectionPushInput {
   connectionId: string;
@@ -50,12 +105,37 @@ export interface ConnectionPushInput {
 export const updatesQueued = defineSignal('updatesQueued');
 /** Operator action (Temporal UI or CLI): send waiting and failed updates again now. */
 export const replayUpdates = defineSignal('replayUpdates');
+/** What one run of the push activity did. */
+export interface PushOutcome {
+  /** Why nothing more will be pushed: the connection is gone, or it pulls only. */
+  stopped?: 'disconnected' | 'pull_only';
+  sent: number;
+  acknowledged: number;
+  /** More updates are due right now (another batch). */
+  more: boolean;
+  /** When the next waiting update is due, if any. */
+  nextPushInMs: number | null;
+}
+export interface ConnectionPushActivities {
+  /** Pushes due updates in batches while new ones keep coming (activities/push-lane.ts). */
+  pushDueUpdates: (connectionId: string) => Promise<PushOutcome>;
+  /** Marks waiting and failed updates due again; how many. */
+  replayConnectionUpdates: (connectionId: string) => Promise<number>;
+}
+
+// ---- Checkout expiry ---------------------------------------------------------------------------------
 
 export interface CheckoutExpiryInput {
   storeId: string;
   /** The bucket's end (ISO 8601 UTC): every session of the store still open with expires_at up to it expires then. */
   endsAt: string;
 }
+export interface CheckoutExpiryActivities {
+  /** Expires the open sessions of one store and bucket; the count it expired (idempotent). */
+  expireCheckoutBucket: (bucket: CheckoutExpiryInput) => Promise<number>;
+}
+
+// ---- The tracking lockout ----------------------------------------------------------------------------
 
 export interface TrackingLockoutInput {
   storeId: string;
@@ -72,9 +152,115 @@ export interface TrackingLockoutState {
   /** When the row is due to be cleared: lockedUntil, or the end of the counting window. */
   expiresAt: string;
 }
-/** A wrong contact was tried (sent through the outbox after the counter row committed). */
+/** A wrong contact was tried (sent through the outbox after the counter row committed). Named 'wrongContact' on the wire. */
 export const wrongContactTried = defineSignal<[TrackingLockoutState]>('wrongContact');
 /** Operator action (Temporal UI): end the lockout and forget the wrong tries now. */
 export const liftLockout = defineSignal('liftLockout');
 /** What the workflow believes now (the database stays the truth). */
 export const trackingLockoutState = defineQuery<TrackingLockoutState & { lifted: boolean }>('lockoutState');
+export interface TrackingLockoutActivities {
+  /** Clears the lockout row if its time is over and returns what remains (null: nothing, the workflow may end). */
+  settleTrackingLockout: (input: TrackingLockoutInput) => Promise<TrackingLockoutState | null>;
+  /** Clears the lockout row now, whatever its state (an operator lifted the lockout). */
+  liftTrackingLockout: (input: TrackingLockoutInput) => Promise<boolean>;
+}
+
+// ---- Housekeeping (Temporal Schedules) -----------------------------------------------------------------
+
+/** The periodic jobs, each a Temporal Schedule (`housekeeping/<job>`) that runs housekeepingWorkflow. */
+export const HOUSEKEEPING_JOBS = ['delivery-sweep', 'rate-limit-cleanup', 'outbox-purge'] as const;
+export type HousekeepingJob = (typeof HOUSEKEEPING_JOBS)[number];
+/** What one run did: rows changed or removed. */
+export interface HousekeepingResult {
+  job: HousekeepingJob;
+  rows: number;
+}
+export interface HousekeepingActivities {
+  /** Settles as failed the deliveries left 'sending' by a worker that died mid-attempt. */
+  sweepCutOffDeliveries: () => Promise<number>;
+  /** Deletes rate-limit windows nobody counts in any more. */
+  purgeRateLimitWindows: () => Promise<number>;
+  /** Deletes outbox rows handed over longer ago than the retention, in small batches. */
+  purgeOutbox: () => Promise<number>;
+}
+
+// ---- The workflows -------------------------------------------------------------------------------------
+
+/**
+ * A workflow as producers and the worker both know it, without its code (as defineSignal is to a
+ * signal): the name it runs under, which is its export in workflows/index.ts, and its signature, which
+ * that export is checked against with `satisfies WorkflowOf<…>`.
+ */
+export interface WorkflowDefinition<Args extends unknown[] = any[], Result = unknown> {
+  readonly type: 'workflow';
+  readonly name: string;
+  /** Never set: carries the signature for the compiler. */
+  readonly signature?: (...args: Args) => Promise<Result>;
+}
+const defineWorkflow = <Args extends unknown[], Result = void>(name: string): WorkflowDefinition<Args, Result> => ({ type: 'workflow', name });
+/** The function type a workflow file exports for its definition. */
+export type WorkflowOf<D> = D extends WorkflowDefinition<infer A, infer R> ? (...args: A) => Promise<R> : never;
+
+/** Every workflow the task queue runs; the names are on the wire (outbox rows, running workflows): never rename one. */
+export const workflows = {
+  webhookLane: defineWorkflow<[WebhookLaneInput]>('webhookLaneWorkflow'),
+  webhookDelivery: defineWorkflow<[PlannedDelivery], WebhookDeliveryResult>('webhookDeliveryWorkflow'),
+  connectCode: defineWorkflow<[ConnectCodeInput], ConnectCodeResult>('connectCodeWorkflow'),
+  connectionPush: defineWorkflow<[ConnectionPushInput]>('connectionPushWorkflow'),
+  checkoutExpiry: defineWorkflow<[CheckoutExpiryInput], { expired: number }>('checkoutExpiryWorkflow'),
+  trackingLockout: defineWorkflow<[input: TrackingLockoutInput, carried?: TrackingLockoutState | null]>('trackingLockoutWorkflow'),
+  housekeeping: defineWorkflow<[HousekeepingJob], HousekeepingResult>('housekeepingWorkflow'),
+};
+
+/** Everything some workflow asks of its activities: createActivities (activities/index.ts) satisfies it. */
+export type WorkflowActivities = WebhookLaneActivities &
+  WebhookDeliveryActivities &
+  ConnectCodeActivities &
+  ConnectionPushActivities &
+  CheckoutExpiryActivities &
+  TrackingLockoutActivities &
+  HousekeepingActivities;
+
+// ---- Hand-offs: what producers write to the outbox -----------------------------------------------------
+
+declare const madeByHelper: unique symbol;
+/**
+ * A start or signal-with-start of a workflow as the outbox keeps it (db/outbox.ts) until the relay hands
+ * it over. Built only by startWorkflow and signalWithStart, so its names and arguments were type-checked.
+ */
+export interface WorkflowHandOff {
+  readonly [madeByHelper]: true;
+  workflowType: string;
+  workflowId: string;
+  args: unknown[];
+  searchAttributes: Partial<Record<SearchAttributeName, string>>;
+  /** One line shown in the Temporal Web UI. */
+  summary?: string;
+  /** When set, the relay signals the workflow (starting it first if needed). */
+  signal?: { name: string; args: unknown[] };
+}
+
+/** Marks fields the helpers below checked as a hand-off. */
+const handOff = (fields: Omit<WorkflowHandOff, typeof madeByHelper>) => fields as WorkflowHandOff;
+
+interface HandOffOptions<Args extends unknown[]> {
+  /** From workflowIds: deterministic, so the relay's retry never starts a second run. */
+  workflowId: string;
+  args: Args;
+  searchAttributes: Partial<Record<SearchAttributeName, string>>;
+  summary?: string;
+}
+
+/** A hand-off that starts `workflow` once: a start of a running or finished id is a no-op. */
+export function startWorkflow<Args extends unknown[]>(workflow: WorkflowDefinition<Args, unknown>, options: HandOffOptions<NoInfer<Args>>): WorkflowHandOff {
+  return handOff({ workflowType: workflow.name, ...options });
+}
+
+/** A hand-off that sends `signal` to `workflow`, starting it with `args` first if it is not running. */
+export function signalWithStart<Args extends unknown[], SignalArgs extends unknown[]>(
+  workflow: WorkflowDefinition<Args, unknown>,
+  options: HandOffOptions<NoInfer<Args>> & { signal: SignalDefinition<SignalArgs>; signalArgs: NoInfer<SignalArgs> },
+): WorkflowHandOff {
+  const { signal, signalArgs, ...rest } = options;
+  return handOff({ workflowType: workflow.name, ...rest, signal: { name: signal.name, args: signalArgs } });
+}

@@ -5,3 +5,4 @@ export { connectCodeWorkflow } from './connect-code.js';
 export { connectionPushWorkflow } from './connection-push.js';
 export { checkoutExpiryWorkflow } from './checkout-expiry.js';
 export { trackingLockoutWorkflow } from './tracking-lockout.js';
+export { housekeepingWorkflow } from './housekeeping.js';

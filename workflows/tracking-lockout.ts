@@ -1,14 +1,16 @@
 import { allHandlersFinished, condition, continueAsNew, proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
 import {
   liftLockout,
   trackingLockoutState,
   wrongContactTried,
+  type TrackingLockoutActivities,
   type TrackingLockoutInput,
   type TrackingLockoutState,
+  type WorkflowOf,
+  type workflows,
 } from './definitions.js';
 
-const { settleTrackingLockout, liftTrackingLockout } = proxyActivities<Activities>({
+const { settleTrackingLockout, liftTrackingLockout } = proxyActivities<TrackingLockoutActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '10 seconds' },
 });
@@ -64,3 +66,4 @@ export async function trackingLockoutWorkflow(input: TrackingLockoutInput, carri
   }
   await condition(allHandlersFinished);
 }
+trackingLockoutWorkflow satisfies WorkflowOf<typeof workflows.trackingLockout>;

@@ -1,12 +1,10 @@
 import { allHandlersFinished, condition, continueAsNew, proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
-import type { LaneOutcome } from '../activities/webhook-lane.js';
-import { deliveriesWaiting, type WebhookLaneInput } from './definitions.js';
+import { deliveriesWaiting, type LaneOutcome, type WebhookLaneActivities, type WebhookLaneInput, type WorkflowOf, type workflows } from './definitions.js';
 
 // One activity per wake sends every delivery the store has waiting (claimed before its one POST, so a
 // retried run never sends one twice), and keeps going while new events come in (they wake it through
 // PostgreSQL, not Temporal): Temporal's fixed cost is paid per batch of deliveries, not per order.
-const { sendLaneDeliveries } = proxyActivities<Activities>({
+const { sendLaneDeliveries } = proxyActivities<WebhookLaneActivities>({
   // A run ends by itself after at most 5 minutes plus its last attempts (WEBHOOK_TIMEOUT_MS, ≤ 60 s).
   startToCloseTimeout: '15 minutes',
   // The run heartbeats every few seconds: a worker that died is noticed after this, and the run retried.
@@ -48,3 +46,4 @@ export async function webhookLaneWorkflow(input: WebhookLaneInput): Promise<void
   }
   await condition(allHandlersFinished);
 }
+webhookLaneWorkflow satisfies WorkflowOf<typeof workflows.webhookLane>;

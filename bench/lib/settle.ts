@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type pg from 'pg';
+import { workflows } from '../../workflows/definitions.js';
 import { measureCpu, type CpuGroups } from './cpu.js';
 
 export interface Drain {
@@ -19,7 +20,7 @@ const QUIET_SECONDS = 2;
  * work in flight shows in the database (outbox, events, deliveries, updates), so settling does not wait
  * for them to close.
  */
-export const IDLE_BY_DESIGN = ['webhookLaneWorkflow', 'connectionPushWorkflow', 'checkoutExpiryWorkflow'];
+export const IDLE_BY_DESIGN = [workflows.webhookLane, workflows.connectionPush, workflows.checkoutExpiry].map((w) => w.name);
 const BUSY_WORKFLOWS = `ExecutionStatus="Running" AND ${IDLE_BY_DESIGN.map((t) => `WorkflowType != "${t}"`).join(' AND ')}`;
 
 /**

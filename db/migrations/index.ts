@@ -8,6 +8,7 @@ import { Migration20261122000700 } from './Migration20261122000700.js';
 import { Migration20261122000800 } from './Migration20261122000800.js';
 import { Migration20261124000100 } from './Migration20261124000100.js';
 import { Migration20261124000200 } from './Migration20261124000200.js';
+import { Migration20261124000300 } from './Migration20261124000300.js';
 
 /** Every migration, oldest first; registered explicitly so a bundled build finds them. */
 export const migrationsList = [
@@ -21,4 +22,5 @@ export const migrationsList = [
   { name: 'Migration20261122000800', class: Migration20261122000800 },
   { name: 'Migration20261124000100', class: Migration20261124000100 },
   { name: 'Migration20261124000200', class: Migration20261124000200 },
+  { name: 'Migration20261124000300', class: Migration20261124000300 },
 ];

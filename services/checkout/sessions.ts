@@ -10,7 +10,7 @@ import { iso } from '../../domain/dates.js';
 import { OUTBOX_CHANNEL, OUTBOX_COLUMNS, OUTBOX_RECORD, outboxRow } from '../../db/outbox.js';
 import { prepared, runPrepared } from '../../db/prepared.js';
 import { expiryBucketSeconds } from '../../domain/checkout-expiry.js';
-import { workflowIds, type CheckoutExpiryInput } from '../../workflows/definitions.js';
+import { startWorkflow, workflowIds, workflows } from '../../workflows/definitions.js';
 import { callerStore } from '../catalog/read.js';
 import { priceLines } from './cart.js';
 
@@ -92,14 +92,14 @@ const CREATE = prepared(`with session as (
 
 /** The outbox row (as JSON for OUTBOX_RECORD) that starts a store's checkout-expiry workflow of one bucket, BUCKET_END left to fill in. */
 function expiryHandOff(storeId: string): string {
-  const input: CheckoutExpiryInput = { storeId, endsAt: BUCKET_END };
   return JSON.stringify([
-    outboxRow({
-      workflowType: 'checkoutExpiryWorkflow',
-      workflowId: workflowIds.checkoutExpiry(storeId, BUCKET_END),
-      args: [input],
-      searchAttributes: { StoreId: storeId },
-      summary: `checkout sessions of store ${storeId} expiring by ${BUCKET_END}`,
-    }),
+    outboxRow(
+      startWorkflow(workflows.checkoutExpiry, {
+        workflowId: workflowIds.checkoutExpiry(storeId, BUCKET_END),
+        args: [{ storeId, endsAt: BUCKET_END }],
+        searchAttributes: { StoreId: storeId },
+        summary: `checkout sessions of store ${storeId} expiring by ${BUCKET_END}`,
+      }),
+    ),
   ]);
 }

@@ -7,7 +7,7 @@ import { sealSecret } from '../../domain/secret-box.js';
 import { shopHost } from '../../domain/shop-host.js';
 import { CONNECTED_SHOPS_PER_PLAN, type StorePlan } from '../../domain/store.js';
 import { generateWebhookSecret } from '../../domain/webhook-signature.js';
-import { workflowIds } from '../../workflows/definitions.js';
+import { connectCodeExchanged, signalWithStart, startWorkflow, workflowIds, workflows } from '../../workflows/definitions.js';
 import { createKey } from '../stores.js';
 import { connectedStore } from './present.js';
 
@@ -58,13 +58,12 @@ export async function approveConnection(
       [codeId, hashCode(code), input.storeId, input.platform, host, input.siteUrl, input.shopName ?? null, input.currency ?? null, input.ttlSeconds],
     );
     await enqueueHandOffs(tx, [
-      {
-        workflowType: 'connectCodeWorkflow',
+      startWorkflow(workflows.connectCode, {
         workflowId: workflowIds.connectCode(codeId),
         args: [{ codeId, storeId: input.storeId, ttlMs: input.ttlSeconds * 1000 }],
         searchAttributes: { StoreId: input.storeId },
         summary: `connect code for ${host} (${input.platform})`,
-      },
+      }),
     ]);
     return { code, expires_at: iso(row!.expires_at), codeId };
   });
@@ -92,13 +91,13 @@ export async function exchangeCode(em: EntityManager, input: { code: string; sit
     const connectionId = created.connection_id;
     await tx.execute(`update connect_codes set connection_id = ? where id = ?`, [connectionId, code.id]);
     await enqueueHandOffs(tx, [
-      {
-        workflowType: 'connectCodeWorkflow',
+      signalWithStart(workflows.connectCode, {
         workflowId: workflowIds.connectCode(code.id),
         args: [{ codeId: code.id, storeId: code.store_id, ttlMs: 0 }],
-        signal: { name: 'connectCodeExchanged', args: [{ connectionId }] },
+        signal: connectCodeExchanged,
+        signalArgs: [{ connectionId }],
         searchAttributes: { StoreId: code.store_id, ConnectionId: connectionId },
-      },
+      }),
     ]);
     return { ...created, store: await connectedStore(tx, code.store_id, input.publicUrl) };
   });

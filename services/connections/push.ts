@@ -6,6 +6,7 @@ import { timestampedSignature } from '../../domain/webhook-signature.js';
 import { postOnce, USER_AGENT } from '../outbound/send.js';
 import type { Resolver } from '../outbound/target.js';
 import { findConnection } from './present.js';
+import type { PushOutcome } from '../../workflows/definitions.js';
 import { acknowledge, presentUpdate, type UpdateRow } from './updates.js';
 
 /** Updates per push request. */
@@ -17,17 +18,6 @@ const Reply = z.object({
   applied: z.array(z.string()).default([]),
   failed: z.array(z.object({ id: z.string(), error: z.string().default('') })).default([]),
 });
-
-export interface PushOutcome {
-  /** Why nothing more will be pushed: the connection is gone, or it pulls only. */
-  stopped?: 'disconnected' | 'pull_only';
-  sent: number;
-  acknowledged: number;
-  /** More updates are due right now (another batch). */
-  more: boolean;
-  /** When the next waiting update is due, if any. */
-  nextPushInMs: number | null;
-}
 
 /**
  * Pushes one batch of due, waiting updates to the plugin's push_url, signed with the connection's

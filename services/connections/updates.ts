@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { wakeLane } from '../../db/lanes.js';
 import { iso, isoOrNull } from '../../domain/dates.js';
 import { isUuid } from '../../domain/uuid.js';
-import { workflowIds } from '../../workflows/definitions.js';
+import { signalWithStart, updatesQueued, workflowIds, workflows } from '../../workflows/definitions.js';
 import type { Order } from '../../contract/schemas/orders.js';
 
 /** Statuses a connected shop is told about; cancelling stays the platform's business. */
@@ -85,14 +85,17 @@ export async function queueConnectionUpdate(
  */
 export async function wakePush(em: EntityManager, connectionId: string) {
   const [row] = await em.execute<{ store_id: string }[]>(`select store_id from connections where id = ?`, [connectionId]);
-  await wakeLane(em, {
-    workflowType: 'connectionPushWorkflow',
-    workflowId: workflowIds.connectionPush(connectionId),
-    args: [{ connectionId }],
-    signal: { name: 'updatesQueued', args: [] },
-    searchAttributes: { StoreId: row!.store_id, ConnectionId: connectionId },
-    summary: `update push for connection ${connectionId}`,
-  });
+  await wakeLane(
+    em,
+    signalWithStart(workflows.connectionPush, {
+      workflowId: workflowIds.connectionPush(connectionId),
+      args: [{ connectionId }],
+      signal: updatesQueued,
+      signalArgs: [],
+      searchAttributes: { StoreId: row!.store_id, ConnectionId: connectionId },
+      summary: `update push for connection ${connectionId}`,
+    }),
+  );
 }
 
 /** Waiting updates of a connection, oldest first (what pull returns; failed pushes stay pullable). */

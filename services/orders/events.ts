@@ -5,7 +5,7 @@ import { executeBound } from '../../db/bound.js';
 import { laneNotify, laneWakeUpCtes } from '../../db/lanes.js';
 import { outboxRow } from '../../db/outbox.js';
 import type { OrderEventType } from '../../domain/order-events.js';
-import { workflowIds } from '../../workflows/definitions.js';
+import { deliveriesWaiting, signalWithStart, workflowIds, workflows } from '../../workflows/definitions.js';
 
 export interface NewOrderEvent {
   storeId: string;
@@ -48,14 +48,16 @@ export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent
   const storeId = events[0]!.storeId;
   // The store's webhook lane sends the events. While it runs it is woken by a NOTIFY; an idle lane is
   // woken by one outbox row (a Temporal signal) per transaction. See db/lanes.ts for why none is lost.
-  const wakeUp = outboxRow({
-    workflowType: 'webhookLaneWorkflow',
-    workflowId: workflowIds.webhookLane(storeId),
-    args: [{ storeId }],
-    signal: { name: 'deliveriesWaiting', args: [] },
-    searchAttributes: { StoreId: storeId },
-    summary: `webhook deliveries of store ${storeId}`,
-  });
+  const wakeUp = outboxRow(
+    signalWithStart(workflows.webhookLane, {
+      workflowId: workflowIds.webhookLane(storeId),
+      args: [{ storeId }],
+      signal: deliveriesWaiting,
+      signalArgs: [],
+      searchAttributes: { StoreId: storeId },
+      summary: `webhook deliveries of store ${storeId}`,
+    }),
+  );
   // The subscribed kinds, the events, the history, the lane's state, the outbox row and the NOTIFYs
   // (delivered at commit); the values bound, not inlined (a 1 MB order is not copied into the SQL text).
   await executeBound(em,

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { enqueueHandOffs } from '../../db/outbox.js';
 import { iso } from '../../domain/dates.js';
-import { workflowIds, type TrackingLockoutInput, type TrackingLockoutState } from '../../workflows/definitions.js';
+import { signalWithStart, workflowIds, workflows, wrongContactTried, type TrackingLockoutInput, type TrackingLockoutState } from '../../workflows/definitions.js';
 
 export interface LockoutRule {
   /** TRACKING_MAX_WRONG_CONTACT: the wrong try that reaches it starts the lockout. */
@@ -50,14 +50,14 @@ export async function recordWrongTry(em: EntityManager, storeId: string, orderKe
     const state = toState(row!);
     const input: TrackingLockoutInput = { storeId, orderKey, lockoutSeconds: s };
     await enqueueHandOffs(tx, [
-      {
-        workflowType: 'trackingLockoutWorkflow',
+      signalWithStart(workflows.trackingLockout, {
         workflowId: workflowIds.trackingLockout(storeId, orderKey),
         args: [input],
-        signal: { name: 'wrongContact', args: [state] },
+        signal: wrongContactTried,
+        signalArgs: [state],
         searchAttributes: { StoreId: storeId },
         summary: `wrong tracking contacts for order ${orderKey}`,
-      },
+      }),
     ]);
     return state;
   });

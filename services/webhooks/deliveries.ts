@@ -2,17 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { enqueueHandOffs } from '../../db/outbox.js';
 import { iso, isoOrNull } from '../../domain/dates.js';
-import { workflowIds } from '../../workflows/definitions.js';
-
-/** One delivery an operator asked to send again (the input of its replay workflow). */
-export interface PlannedDelivery {
-  deliveryId: string;
-  eventId: string;
-  eventType: string;
-  endpointId: string;
-  storeId: string;
-  orderId: string;
-}
+import { startWorkflow, workflowIds, workflows, type PlannedDelivery } from '../../workflows/definitions.js';
 
 export interface DeliveryView {
   id: string;
@@ -68,13 +58,12 @@ export async function replayDelivery(em: EntityManager, deliveryId: string): Pro
     );
     const planned: PlannedDelivery = { deliveryId: id, eventId: original.event_id, eventType: original.event_type, endpointId: original.endpoint_id, storeId: original.store_id, orderId: original.order_id };
     await enqueueHandOffs(tx, [
-      {
-        workflowType: 'webhookDeliveryWorkflow',
+      startWorkflow(workflows.webhookDelivery, {
         workflowId: workflowIds.webhookReplay(original.event_id, original.endpoint_id, id),
         args: [planned],
         searchAttributes: { StoreId: original.store_id, OrderId: original.order_id, EventType: original.event_type, WebhookEndpointId: original.endpoint_id },
         summary: `replay of ${original.event_type} to endpoint ${original.endpoint_id}`,
-      },
+      }),
     ]);
     return { id, replay_of: root };
   });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { bearer, createListeningTestApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/receiver.js';
 import { createTestStore } from '../helpers/store.js';
+import { replayUpdates } from '../../workflows/definitions.js';
 import { connectedPlugin, mirroredOrder } from './fixtures.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -66,7 +67,7 @@ describe('support: connection approve, pushes list and replay', () => {
     }, 60_000, 'a failed push');
     await failAll(c.connectionId);
     c.plugin.downWith = null;
-    await t.temporal.client.workflow.getHandle(`connection-push/${c.connectionId}`).signal('replayUpdates');
+    await t.temporal.client.workflow.getHandle(`connection-push/${c.connectionId}`).signal(replayUpdates);
     await eventually(() => c.shop.applyCount === 1, 60_000, 'the push after the signal');
   });
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/receiver.js';
-import { SEARCH_ATTRIBUTES, workflowIds } from '../../workflows/definitions.js';
+import { liftLockout, SEARCH_ATTRIBUTES, trackingLockoutState, workflowIds } from '../../workflows/definitions.js';
 import { createOrder, lockoutRow, nextNumber, postForm, SHOPPER, track, trackingStore, type TrackingStore } from './fixtures.js';
 
 // Short timers: 3 wrong tries lock for 3 seconds. The TTL reaches the workflow as input written by the API.
@@ -109,7 +109,7 @@ describe('the lockout is a Temporal workflow operators can see and lift', () => 
     const handle = long.temporal.client.workflow.getHandle(id);
     await eventually(
       async () => {
-        const state = await handle.query<{ wrongCount: number; lockedUntil: string | null }>('lockoutState').catch(() => null);
+        const state = await handle.query(trackingLockoutState).catch(() => null);
         return state?.wrongCount === 3 && state.lockedUntil !== null;
       },
       20_000,
@@ -118,7 +118,7 @@ describe('the lockout is a Temporal workflow operators can see and lift', () => 
     const description = await handle.describe();
     expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.StoreId)).toBe(s.store.id);
 
-    await handle.signal('liftLockout');
+    await handle.signal(liftLockout);
     await eventually(async () => (await lockoutRow(long, s.store.id, number)) === undefined, 10_000, 'the lift clears the row');
     expect((await track(long, s.secret, { order: number, contact: SHOPPER.last4 })).statusCode).toBe(200);
     await handle.result();

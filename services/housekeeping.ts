@@ -1,0 +1,34 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+// The periodic jobs other than the outbox purge (services/outbox.ts), run by the housekeeping schedules.
+
+/** How long a delivery may stay 'sending' before it counts as cut off: well past its one POST (WEBHOOK_TIMEOUT_MS ≤ 60 s). */
+export const CUT_OFF_AFTER_SECONDS = 180;
+
+/**
+ * A worker that died mid-attempt leaves its delivery 'sending'; after CUT_OFF_AFTER_SECONDS it is
+ * settled as failed (at most one attempt, as the spec wants; an operator may replay it). Returns how many.
+ */
+export async function sweepCutOffDeliveries(em: EntityManager): Promise<number> {
+  const [row] = await em.execute<{ n: number }[]>(
+    `with settled as (
+       update webhook_deliveries set status = 'failed', error = 'the attempt was cut off (worker stopped); not retried', finished_at = now()
+       where status = 'sending' and attempted_at < now() - make_interval(secs => ?)
+       returning 1
+     ) select count(*)::int as n from settled`,
+    [CUT_OFF_AFTER_SECONDS],
+  );
+  return row!.n;
+}
+
+/** Rate-limit windows are one minute long; older than this they are of no use to anyone. */
+export const RATE_LIMIT_WINDOWS_KEPT_SECONDS = 300;
+
+/** Deletes rate-limit windows older than RATE_LIMIT_WINDOWS_KEPT_SECONDS; returns how many. */
+export async function purgeRateLimitWindows(em: EntityManager): Promise<number> {
+  const [row] = await em.execute<{ n: number }[]>(
+    `with gone as (delete from rate_limit_counters where window_start < now() - make_interval(secs => ?) returning 1) select count(*)::int as n from gone`,
+    [RATE_LIMIT_WINDOWS_KEPT_SECONDS],
+  );
+  return row!.n;
+}
