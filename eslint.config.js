@@ -35,6 +35,11 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    // Plain JavaScript files (configs, CI scripts) run on Node; TypeScript gets its globals from @types/node.
+    files: ['**/*.js', '**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly' } },
+  },
+  {
     languageOptions: { ecmaVersion: 2023, sourceType: 'module' },
     rules: {
       // Unused names are dead code; a leading underscore marks one kept on purpose (a destructured rest, a callback's shape).

@@ -31,7 +31,8 @@ export async function pushWhileBusy(deps: ActivityDeps, connectionId: string): P
     policy: { allowLoopback: deps.config.allowLoopbackTargets },
     ...(deps.resolve ? { resolve: deps.resolve } : {}),
   };
-  let poked = false;
+  // Set by a wake-up while a batch is being pushed; the loop clears it before each batch.
+  let poked: boolean;
   let wakeLoop = () => {};
   await holdLane(em, laneId, PUSH_LANE.leaseMs);
   const unsubscribe = deps.laneWakeups?.subscribe(laneId, () => ((poked = true), wakeLoop())) ?? (() => {});

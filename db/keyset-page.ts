@@ -29,7 +29,10 @@ export async function keysetPage<T extends { id: string }>(em: EntityManager, q:
   const where = [...q.where];
   const params = [...q.params];
   const cursor = q.cursor ? decodeCursor(q.cursor) : null;
-  if (cursor) (where.push('(created_at, id) < (?::timestamptz, ?::uuid)'), params.push(cursor.createdAt, cursor.id));
+  if (cursor) {
+    where.push('(created_at, id) < (?::timestamptz, ?::uuid)');
+    params.push(cursor.createdAt, cursor.id);
+  }
   params.push(q.limit + 1);
   const sql = `select ${q.columns ?? '*'}, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position
      from ${q.table} where ${where.join(' and ')} order by created_at desc, id desc limit ?`;

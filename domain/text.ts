@@ -27,6 +27,7 @@ const TAGS_PER_SLICE = 2000;
 // The only markup left in sanitized output is the canonical form of the two allowed tags.
 const LINE_BREAK_MARKUP = /<\/?p>|<br \/>/g;
 // NUL cannot be stored in PostgreSQL text; other control characters are never meant in a name or note.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g;
 
 function sliceAtTags(html: string): string[] {

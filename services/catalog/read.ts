@@ -45,7 +45,10 @@ export async function findLiveProduct(em: EntityManager, storeId: string, id: st
 export async function listProducts(em: EntityManager, store: StoreFacts, filter: ProductListQuery, publicUrl: string) {
   const where = ['store_id = ?', 'not archived'];
   const params: unknown[] = [store.id];
-  if (filter.category) (where.push('categories @> array[?]::text[]'), params.push(filter.category));
+  if (filter.category) {
+    where.push('categories @> array[?]::text[]');
+    params.push(filter.category);
+  }
   const page = await keysetPage<ProductRow>(em, { table: 'products', columns: PRODUCT_COLUMNS, where, params, cursor: filter.cursor, limit: filter.limit });
   return { data: page.rows.map((row) => presentProduct(row, store, publicUrl)), has_more: page.hasMore, next_cursor: page.nextCursor };
 }

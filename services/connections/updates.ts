@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { wakeLane } from '../../db/lanes.js';
-import { iso, isoOrNull } from '../../domain/dates.js';
+import { iso } from '../../domain/dates.js';
 import { isUuid } from '../../domain/uuid.js';
 import { signalWithStart, updatesQueued, workflowIds, workflows } from '../../workflows/definitions.js';
 import type { Order } from '../../contract/schemas/orders.js';

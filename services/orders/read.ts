@@ -28,11 +28,26 @@ export async function listOrders(em: EntityManager, storeId: string, filter: Ord
   const where = ['store_id = ?'];
   const params: unknown[] = [storeId];
   if (!filter.include_archived) where.push('not archived');
-  if (filter.status) (where.push('status = ?'), params.push(filter.status));
-  if (filter.source) (where.push('source = ?'), params.push(filter.source));
-  if (filter.external_id) (where.push('external_id = ?'), params.push(filter.external_id));
-  if (filter.updated_since) (where.push('updated_at >= ?'), params.push(filter.updated_since));
-  if (filter.created_since) (where.push('created_at >= ?'), params.push(filter.created_since));
+  if (filter.status) {
+    where.push('status = ?');
+    params.push(filter.status);
+  }
+  if (filter.source) {
+    where.push('source = ?');
+    params.push(filter.source);
+  }
+  if (filter.external_id) {
+    where.push('external_id = ?');
+    params.push(filter.external_id);
+  }
+  if (filter.updated_since) {
+    where.push('updated_at >= ?');
+    params.push(filter.updated_since);
+  }
+  if (filter.created_since) {
+    where.push('created_at >= ?');
+    params.push(filter.created_since);
+  }
   const page = await keysetPage<OrderRow>(em, { table: 'orders', where, params, cursor: filter.cursor, limit: filter.limit });
   return { data: page.rows.map((row) => presentOrder(row, publicUrl)), has_more: page.hasMore, next_cursor: page.nextCursor };
 }

@@ -86,7 +86,10 @@ export async function postOnce(req: OutboundPost): Promise<OutboundResult> {
         let kept = 0;
         const limit = req.keepReplyBytes ?? 0;
         response.on('data', (chunk: Buffer) => {
-          if (kept < limit) (chunks.push(chunk), (kept += chunk.length));
+          if (kept < limit) {
+            chunks.push(chunk);
+            kept += chunk.length;
+          }
         });
         response.on('end', () => {
           const status = response.statusCode ?? null;

@@ -1,6 +1,5 @@
 // The cart page in real headless Chromium (Debian's chromium, playwright-core), served on a loopback port like production.
-import { existsSync, mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { screenshotPath } from '../helpers/screenshots.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,6 @@
 // The order's tracking page in real headless Chromium, served on a loopback port like production.
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { screenshotPath } from '../helpers/screenshots.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

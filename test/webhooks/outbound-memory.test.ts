@@ -27,6 +27,7 @@ describe('a finished POST is released at once', () => {
     const sent = new WeakRef(request);
     const result = await postOnce(request);
     expect(result.ok).toBe(true);
+    // eslint-disable-next-line no-useless-assignment -- dropping the last reference is what the test needs
     request = undefined;
     // Let the socket close and its callbacks run before collecting.
     for (let i = 0; i < 20 && sent.deref(); i++) {
