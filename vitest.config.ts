@@ -22,7 +22,12 @@ export default defineConfig({
       { extends: true, test: { name: 'unit', include: UNIT } },
       {
         extends: true,
-        test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...BROWSER, 'test/chaos/**'], globalSetup: ['test/global-setup.ts'] },
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: [...UNIT, ...BROWSER, 'test/chaos/**'],
+          globalSetup: ['test/global-setup.ts'],
+        },
       },
       { extends: true, test: { name: 'browser', include: BROWSER, globalSetup: ['test/global-setup.ts'] } },
     ],

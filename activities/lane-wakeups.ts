@@ -11,7 +11,10 @@ export class LaneWakeups {
   private client: pg.Client | undefined;
   private running = false;
 
-  constructor(private readonly databaseUrl: string, private readonly log: Pick<Logger, 'warn'>) {}
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly log: Pick<Logger, 'warn'>,
+  ) {}
 
   start(): void {
     this.running = true;

@@ -46,7 +46,11 @@ export function webhookLaneActivities(deps: ActivityDeps) {
      */
     async sendLaneDeliveries(storeId: string): Promise<LaneOutcome> {
       const info = Context.current().info;
-      const origin = { workflowId: info.workflowExecution?.workflowId ?? '', runId: info.workflowExecution?.runId ?? '', activityId: info.activityId };
+      const origin = {
+        workflowId: info.workflowExecution?.workflowId ?? '',
+        runId: info.workflowExecution?.runId ?? '',
+        activityId: info.activityId,
+      };
       return new LaneRun(deps, deps.orm.em.fork(), storeId, origin).run();
     },
   } satisfies WebhookLaneActivities;
@@ -97,7 +101,13 @@ class LaneRun {
         // At its limits the run ends still holding the lane, and says `more`: the workflow runs it again at
         // once, and that run gives the lane up properly (events that came meanwhile woke nobody).
         if (atLimit && this.queue.inFlight === 0) return await this.finish(true);
-        if (!atLimit && this.queue.inFlight === 0 && this.queue.waiting === 0 && !this.planNeeded && Date.now() - idleSince >= LANE.lingerMs) {
+        if (
+          !atLimit &&
+          this.queue.inFlight === 0 &&
+          this.queue.waiting === 0 &&
+          !this.planNeeded &&
+          Date.now() - idleSince >= LANE.lingerMs
+        ) {
           await this.flush();
           await releaseLane(this.em, this.laneId);
           if (!(await storeEventsWaiting(this.em, this.storeId))) return await this.finish(false);
@@ -139,7 +149,15 @@ class LaneRun {
     }
     const ready = this.queue.take(LANE.maxAttempts - this.claimed);
     if (ready.length === 0) return;
-    const claimed = new Map((await claimDeliveries(this.em, ready.map((d) => d.deliveryId), this.origin)).map((c) => [c.id, c]));
+    const claimed = new Map(
+      (
+        await claimDeliveries(
+          this.em,
+          ready.map((d) => d.deliveryId),
+          this.origin,
+        )
+      ).map((c) => [c.id, c]),
+    );
     const bodies = new Map<string, string>();
     for (const c of claimed.values()) if (c.payload !== null) bodies.set(c.eventId, webhookBody(c, c.payload));
     for (const d of ready) {
@@ -195,9 +213,11 @@ class LaneRun {
   private flush(): Promise<void> {
     const batch = this.unrecorded.splice(0);
     // One write at a time, in order: a retry of a failed write keeps its place.
-    this.recording = this.recording.then(() => recordDeliveryResults(this.em.fork(), batch)).catch(() => {
-      this.unrecorded.unshift(...batch);
-    });
+    this.recording = this.recording
+      .then(() => recordDeliveryResults(this.em.fork(), batch))
+      .catch(() => {
+        this.unrecorded.unshift(...batch);
+      });
     return this.recording;
   }
 

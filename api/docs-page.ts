@@ -1,5 +1,9 @@
 /** Renders the OpenAPI document as one readable HTML page, with no script and nothing fetched. */
-export function renderDocsPage(doc: { info: { title: string; description?: string }; paths?: Record<string, unknown>; components?: { schemas?: Record<string, unknown> } }): string {
+export function renderDocsPage(doc: {
+  info: { title: string; description?: string };
+  paths?: Record<string, unknown>;
+  components?: { schemas?: Record<string, unknown> };
+}): string {
   const ops: string[] = [];
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const [method, op] of Object.entries(item as Record<string, Operation>)) {
@@ -34,12 +38,21 @@ interface Operation {
 }
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const paragraphs = (text?: string) => (text ? text.split(/\n\n+/).map((p) => `<p>${esc(p)}</p>`).join('') : '');
+const paragraphs = (text?: string) =>
+  text
+    ? text
+        .split(/\n\n+/)
+        .map((p) => `<p>${esc(p)}</p>`)
+        .join('')
+    : '';
 const schemaText = (s: unknown) => `<pre>${esc(JSON.stringify(s, null, 2))}</pre>`;
 
 function params(list: Operation['parameters']) {
   if (!list?.length) return '';
-  const rows = list.map((p) => `<tr><td><code>${esc(p.name)}</code></td><td>${esc(p.in)}</td><td>${p.required ? 'yes' : 'no'}</td><td><code>${esc(JSON.stringify(p.schema ?? {}))}</code> ${esc(p.description ?? '')}</td></tr>`);
+  const rows = list.map(
+    (p) =>
+      `<tr><td><code>${esc(p.name)}</code></td><td>${esc(p.in)}</td><td>${p.required ? 'yes' : 'no'}</td><td><code>${esc(JSON.stringify(p.schema ?? {}))}</code> ${esc(p.description ?? '')}</td></tr>`,
+  );
   return `<h4>Parameters</h4><table><tr><th>name</th><th>in</th><th>required</th><th>schema</th></tr>${rows.join('')}</table>`;
 }
 

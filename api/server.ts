@@ -9,7 +9,11 @@ const config = requireResolved(loadConfig());
 const log = createLogger(config.logLevel);
 const orm = await openOrm({ databaseUrl: config.databaseUrl });
 await migrate(config.databaseUrl);
-const temporal = createTemporalClient({ address: config.temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue });
+const temporal = createTemporalClient({
+  address: config.temporalAddress,
+  namespace: config.temporalNamespace,
+  taskQueue: config.taskQueue,
+});
 const app = await buildApp({ config, orm, temporal, logger: log });
 await app.listen({ port: config.port, host: config.host });
 

@@ -50,7 +50,10 @@ const log = (line: string) => console.log(`[bench] ${line}`);
 /** The scenarios (memory ones included) of the last latest.json (none when there is no readable one). */
 function earlierResults(path: string): Record<string, ScenarioResult> {
   try {
-    const earlier = JSON.parse(readFileSync(path, 'utf8')) as { scenarios?: Record<string, ScenarioResult>; memory?: Record<string, ScenarioResult> };
+    const earlier = JSON.parse(readFileSync(path, 'utf8')) as {
+      scenarios?: Record<string, ScenarioResult>;
+      memory?: Record<string, ScenarioResult>;
+    };
     return { ...earlier.scenarios, ...earlier.memory };
   } catch {
     return {};
@@ -65,7 +68,12 @@ function parseArgs(argv: string[]) {
   const only = onlyArg?.split(',').filter(Boolean);
   const unknown = only?.filter((id) => !SCENARIOS.some((s) => s.id === id)) ?? [];
   if (unknown.length) throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.id).join(', ')}`);
-  return { quick, profile: argv.includes('--profile'), only: Boolean(only), scenarios: only ? SCENARIOS.filter((s) => only.includes(s.id)) : SCENARIOS };
+  return {
+    quick,
+    profile: argv.includes('--profile'),
+    only: Boolean(only),
+    scenarios: only ? SCENARIOS.filter((s) => only.includes(s.id)) : SCENARIOS,
+  };
 }
 
 async function main(): Promise<number> {

@@ -31,10 +31,16 @@ const trustProxy = z
       });
       return z.NEVER;
     }
-    const entries = text.split(',').map((e) => e.trim()).filter(Boolean);
+    const entries = text
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean);
     const bad = entries.filter((e) => !isProxyAddress(e));
     if (!entries.length || bad.length) {
-      ctx.addIssue({ code: 'custom', message: `must be false, a number of proxy hops, or comma-separated proxy addresses or CIDRs (not: ${bad.join(', ') || text})` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be false, a number of proxy hops, or comma-separated proxy addresses or CIDRs (not: ${bad.join(', ') || text})`,
+      });
       return z.NEVER;
     }
     return entries;
@@ -45,7 +51,10 @@ const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('store-commerce'),

@@ -34,7 +34,10 @@ export class EmbeddedPostgresError extends Error {}
  * process of its own; creates the cluster on first use. Runs as root too, as the postgres system user,
  * with binaries and data moved where that user reaches them when it cannot reach the repository (embedded-place.ts).
  */
-export async function startEmbeddedPostgres(dir: string, opts: { port?: number; log?: (line: string) => void; say?: (line: string) => void } = {}): Promise<LocalPostgres> {
+export async function startEmbeddedPostgres(
+  dir: string,
+  opts: { port?: number; log?: (line: string) => void; say?: (line: string) => void } = {},
+): Promise<LocalPostgres> {
   const databaseDir = resolve(dir);
   const port = await freePort(opts.port ?? 54329);
   const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
@@ -55,13 +58,19 @@ export async function startEmbeddedPostgres(dir: string, opts: { port?: number; 
     opts.log?.(text);
   });
   await new Promise<void>((ready, fail) => {
-    const timer = setTimeout(() => fail(new EmbeddedPostgresError(`embedded PostgreSQL did not start within 180 s (data in ${databaseDir})`)), 180_000);
+    const timer = setTimeout(
+      () => fail(new EmbeddedPostgresError(`embedded PostgreSQL did not start within 180 s (data in ${databaseDir})`)),
+      180_000,
+    );
     child.stdout!.on('data', (chunk: Buffer) => {
       if (!chunk.toString().includes('READY')) return;
       clearTimeout(timer);
       ready();
     });
-    child.once('exit', (code) => (clearTimeout(timer), fail(new EmbeddedPostgresError(`embedded PostgreSQL: ${failure || `exited with code ${code}`}`))));
+    child.once(
+      'exit',
+      (code) => (clearTimeout(timer), fail(new EmbeddedPostgresError(`embedded PostgreSQL: ${failure || `exited with code ${code}`}`))),
+    );
   }).catch((err: unknown) => {
     child.stdin!.end();
     throw err;
@@ -120,7 +129,9 @@ export async function ensureDatabase(url: string): Promise<void> {
       if ((err as { code?: string }).code === '42P04') return; // created meanwhile by someone else
       if ((err as { code?: string }).code === '42501') {
         const role = decodeURIComponent(target.username) || 'this role';
-        throw new DatabaseMissingError(`database "${name}" does not exist and ${role} may not create it: create it (createdb -O ${role} ${name}) or name an existing one in DATABASE_URL`);
+        throw new DatabaseMissingError(
+          `database "${name}" does not exist and ${role} may not create it: create it (createdb -O ${role} ${name}) or name an existing one in DATABASE_URL`,
+        );
       }
       throw err;
     } finally {

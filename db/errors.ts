@@ -6,13 +6,21 @@ import { ApiError, unavailable } from '../contract/errors.js';
 export function isDatabaseUnavailable(err: unknown): boolean {
   for (let e: any = err, depth = 0; e && depth < 5; e = e.cause, depth++) {
     const code = typeof e.code === 'string' ? e.code : '';
-    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '53300'].includes(code)) return true;
+    if (
+      ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '53300'].includes(code)
+    )
+      return true;
     // Class 08 is about the connection, except 08P01 (protocol violation): a malformed statement, not an outage.
     if (code.startsWith('08') && code !== '08P01') return true;
     const name = typeof e.name === 'string' ? e.name : '';
     if (name === 'ConnectionException') return true;
     const message = typeof e.message === 'string' ? e.message : '';
-    if (/Connection terminated|connection timeout|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection/i.test(message)) return true;
+    if (
+      /Connection terminated|connection timeout|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection/i.test(
+        message,
+      )
+    )
+      return true;
   }
   return false;
 }
@@ -49,9 +57,14 @@ export function databaseError(err: unknown): ApiError | null {
   if (isDatabaseUnavailable(err)) return unavailable();
   const state = sqlState(err);
   if (state === null) return null;
-  if (state === '23505') return new ApiError('conflict', 'This clashes with something that already exists, perhaps just created by another request; look it up before trying again.');
+  if (state === '23505')
+    return new ApiError(
+      'conflict',
+      'This clashes with something that already exists, perhaps just created by another request; look it up before trying again.',
+    );
   if (state === '23503') return new ApiError('unprocessable', 'This refers to something that does not exist, or was just removed.');
-  if (BAD_VALUE.has(state)) return new ApiError('invalid_request', 'A value in the request is out of range or not in the form its field takes.');
+  if (BAD_VALUE.has(state))
+    return new ApiError('invalid_request', 'A value in the request is out of range or not in the form its field takes.');
   if (state === '40001' || state === '40P01') return unavailable('A concurrent change got in the way; retry shortly.', 1);
   if (state === '57014') return unavailable('The request took too long and was stopped; retry shortly.');
   return null;

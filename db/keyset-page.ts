@@ -25,7 +25,10 @@ const statements = new Map<string, Prepared>();
  * narrows the caller's own conditions, so a forged one cannot reach another store's rows; it keeps
  * created_at to the microsecond (a millisecond Date would skip rows sharing a millisecond).
  */
-export async function keysetPage<T extends { id: string }>(em: EntityManager, q: KeysetQuery): Promise<{ rows: T[]; hasMore: boolean; nextCursor: string | null }> {
+export async function keysetPage<T extends { id: string }>(
+  em: EntityManager,
+  q: KeysetQuery,
+): Promise<{ rows: T[]; hasMore: boolean; nextCursor: string | null }> {
   const where = [...q.where];
   const params = [...q.params];
   const cursor = q.cursor ? decodeCursor(q.cursor) : null;

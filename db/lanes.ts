@@ -32,7 +32,11 @@ export const laneNotify = (when: string) => `select pg_notify('${OUTBOX_CHANNEL}
 
 /** Wakes a lane in the caller's transaction: a NOTIFY at commit when it runs, else its signal through the outbox. */
 export async function wakeLane(em: EntityManager, handOff: WorkflowHandOff): Promise<void> {
-  await em.execute(`with ${laneWakeUpCtes('true')} ${laneNotify('true')}`, [handOff.workflowId, JSON.stringify([outboxRow(handOff)]), handOff.workflowId]);
+  await em.execute(`with ${laneWakeUpCtes('true')} ${laneNotify('true')}`, [
+    handOff.workflowId,
+    JSON.stringify([outboxRow(handOff)]),
+    handOff.workflowId,
+  ]);
 }
 
 /** Marks the lane running until now + leaseMs (its activity renews this while it works). */

@@ -30,7 +30,11 @@ export const ormConfig = ({ databaseUrl, poolMax = 10, debug = false, queryTimeo
     pool: { min: 0, max: poolMax },
     // A frozen or unreachable PostgreSQL must give a prompt 503, not requests that hang forever.
     // client_encoding pinned: a server or PGCLIENTENCODING default of another encoding would mangle shoppers' text.
-    driverOptions: { connectionTimeoutMillis: 5_000, client_encoding: 'UTF8', ...(queryTimeoutMs ? { query_timeout: queryTimeoutMs } : {}) },
+    driverOptions: {
+      connectionTimeoutMillis: 5_000,
+      client_encoding: 'UTF8',
+      ...(queryTimeoutMs ? { query_timeout: queryTimeoutMs } : {}),
+    },
     debug,
     // Entities are hydrated per request; no metadata cache on disk.
     metadataCache: { enabled: false },

@@ -25,7 +25,8 @@ export function checkAddress(address: string): Refusal {
   const ip = ipaddr.process(address);
   const range = ip.range();
   if (range !== 'unicast') return `the address ${ip.toString()} is a ${range} address, not a public one`;
-  if (ip.kind() === 'ipv6' && !(ip as ipaddr.IPv6).match(GLOBAL_UNICAST_V6)) return `the address ${ip.toString()} is outside the global unicast range 2000::/3`;
+  if (ip.kind() === 'ipv6' && !(ip as ipaddr.IPv6).match(GLOBAL_UNICAST_V6))
+    return `the address ${ip.toString()} is outside the global unicast range 2000::/3`;
   return null;
 }
 
@@ -34,7 +35,10 @@ export function checkAddress(address: string): Refusal {
  * literal, no local-only name). With allowLoopback, http or https to exactly 127.0.0.1 or localhost
  * also pass (after URL normalisation, so http://2130706433:8080/ is http://127.0.0.1:8080/).
  */
-export function checkTargetUrl(text: string, policy: TargetPolicy): { ok: true; url: URL; loopback: boolean } | { ok: false; reason: string } {
+export function checkTargetUrl(
+  text: string,
+  policy: TargetPolicy,
+): { ok: true; url: URL; loopback: boolean } | { ok: false; reason: string } {
   let url: URL;
   try {
     url = new URL(text);

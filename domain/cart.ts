@@ -81,7 +81,11 @@ export function priceCart(lines: readonly CartLine[], products: ReadonlyMap<stri
     const before = demand.get(key) ?? 0;
     if (stock !== null && before + line.quantity > stock) {
       const left = Math.max(0, stock - before);
-      return void problems.push({ index, field: 'quantity', message: left === 0 ? `${product.name} is sold out` : `only ${left} of ${product.name} left` });
+      return void problems.push({
+        index,
+        field: 'quantity',
+        message: left === 0 ? `${product.name} is sold out` : `only ${left} of ${product.name} left`,
+      });
     }
     demand.set(key, before + line.quantity);
     const unitPrice = variant ? variant.price : product.price;

@@ -24,5 +24,8 @@ export function clientKey(ip: string): string {
   if (!isIPv6(ip.split('%')[0]!)) return ip;
   const g = ipv6Groups(ip);
   if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return `${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`;
-  return `${g.slice(0, 4).map((x) => x.toString(16)).join(':')}::/64`;
+  return `${g
+    .slice(0, 4)
+    .map((x) => x.toString(16))
+    .join(':')}::/64`;
 }

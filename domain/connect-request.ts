@@ -31,9 +31,13 @@ const webUrl = (text: string): URL | null => {
  * a return_url on the same host as site_url, a state. Every problem is listed; nothing unchecked is ever
  * used as a redirect target. name, currency and v are optional hints (a malformed currency is dropped).
  */
-export function parseConnectRequest(platform: string, get: (name: string) => string | null | undefined): { ok: true; request: ConnectRequest } | { ok: false; problems: string[] } {
+export function parseConnectRequest(
+  platform: string,
+  get: (name: string) => string | null | undefined,
+): { ok: true; request: ConnectRequest } | { ok: false; problems: string[] } {
   const problems: string[] = [];
-  if (!CONNECT_PLATFORMS.includes(platform as ConnectPlatform)) problems.push(`“${platform.slice(0, 40)}” is not a platform this service connects (platform_a or platform_b).`);
+  if (!CONNECT_PLATFORMS.includes(platform as ConnectPlatform))
+    problems.push(`“${platform.slice(0, 40)}” is not a platform this service connects (platform_a or platform_b).`);
   const siteText = get('site_url')?.trim() ?? '';
   const site = siteText && siteText.length <= MAX_URL ? webUrl(siteText) : null;
   const host = site ? shopHost(site.href) : null;

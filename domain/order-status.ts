@@ -57,9 +57,7 @@ const MAPS: Readonly<Record<StatusKind, Readonly<Record<string, OrderStatus>>>> 
 };
 
 export type StatusInterpretation =
-  | { ok: true; status: OrderStatus; skip?: undefined }
-  | { ok: true; skip: string; status?: undefined }
-  | { ok: false; message: string };
+  { ok: true; status: OrderStatus; skip?: undefined } | { ok: true; skip: string; status?: undefined } | { ok: false; message: string };
 
 /** True for exactly the six OrderStatus values. */
 export function isOrderStatus(value: unknown): value is OrderStatus {

@@ -20,11 +20,7 @@ export function paymentStatusFromInput(status: InputPaymentStatus): PaymentStatu
  * Payment status implied by the order status when the input gives none.
  * `rawStatus` is the platform_a slug (with or without prefix); pass it only for status_kind platform_a.
  */
-export function inferPaymentStatus(input: {
-  status: OrderStatus;
-  isCod: boolean;
-  rawStatus?: string | null | undefined;
-}): PaymentStatus {
+export function inferPaymentStatus(input: { status: OrderStatus; isCod: boolean; rawStatus?: string | null | undefined }): PaymentStatus {
   if (input.isCod) {
     // Cash changes hands at the door: only a delivered order has been paid.
     return input.status === 'completed' ? 'paid' : 'unpaid';

@@ -50,12 +50,22 @@ export type RiskAssessment = { level: RiskLevel; flags: { code: RiskFlagCode; la
 
 const NAME_LOCALES = ['en', 'fr', 'es', 'de', 'it', 'pt', 'nl', 'ar'];
 const NAME_ALIASES: Record<string, CountryCode> = {
-  uk: 'GB', usa: 'US', uae: 'AE', 'united states of america': 'US', 'great britain': 'GB', 'ivory coast': 'CI',
+  uk: 'GB',
+  usa: 'US',
+  uae: 'AE',
+  'united states of america': 'US',
+  'great britain': 'GB',
+  'ivory coast': 'CI',
 };
 let countryNames: Map<string, CountryCode> | undefined;
 
 function nameKey(name: string): string {
-  return name.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/[^\p{L}]+/gu, ' ').trim();
+  return name
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}]+/gu, ' ')
+    .trim();
 }
 
 // Built on first use from the runtime's own country names, so "Maroc" and "Morocco" both resolve.

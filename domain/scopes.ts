@@ -12,13 +12,7 @@ export const SCOPES = [
 export type Scope = (typeof SCOPES)[number];
 
 /** "On by default for a new secret key" column of the permission table. */
-export const DEFAULT_SECRET_SCOPES: readonly Scope[] = [
-  'orders:read',
-  'orders:write',
-  'products:read',
-  'checkout:write',
-  'tracking:read',
-];
+export const DEFAULT_SECRET_SCOPES: readonly Scope[] = ['orders:read', 'orders:write', 'products:read', 'checkout:write', 'tracking:read'];
 
 /** A secret key may be given anything but connection:manage, which only a connection key holds. */
 export const GRANTABLE_SECRET_SCOPES: readonly Scope[] = SCOPES.filter((s) => s !== 'connection:manage');
@@ -30,13 +24,7 @@ export const PUBLISHABLE_SCOPES: readonly Scope[] = ['products:read', 'checkout:
 export const LEGACY_SCOPES: readonly Scope[] = ['orders:read', 'webhooks:write'];
 
 /** "Held by a connection key" column. */
-export const CONNECTION_SCOPES: readonly Scope[] = [
-  'orders:read',
-  'orders:write',
-  'products:write',
-  'tracking:read',
-  'connection:manage',
-];
+export const CONNECTION_SCOPES: readonly Scope[] = ['orders:read', 'orders:write', 'products:write', 'tracking:read', 'connection:manage'];
 
 export type KeyKindInput = 'secret' | 'publishable' | 'legacy';
 

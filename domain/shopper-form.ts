@@ -15,8 +15,7 @@ export interface Shopper {
 }
 
 export type ShopperFormResult =
-  | { ok: true; shopper: Shopper }
-  | { ok: false; errors: Partial<Record<ShopperField, string>>; values: Record<ShopperField, string> };
+  { ok: true; shopper: Shopper } | { ok: false; errors: Partial<Record<ShopperField, string>>; values: Record<ShopperField, string> };
 
 const LIMITS: Record<ShopperField, number> = { name: 200, phone: 40, address: 500, city: 200, country: 100, note: 2000 };
 const MISSING: Record<Exclude<ShopperField, 'note'>, string> = {
@@ -30,7 +29,10 @@ const PHONE_CHARS = /^\+?[0-9\s().-]+$/;
 
 /** Validates the posted form; every problem comes back at once, with the values as typed (to show them again). */
 export function validateShopperForm(body: Record<string, unknown>): ShopperFormResult {
-  const values = Object.fromEntries(SHOPPER_FIELDS.map((f) => [f, typeof body[f] === 'string' ? (body[f] as string) : ''])) as Record<ShopperField, string>;
+  const values = Object.fromEntries(SHOPPER_FIELDS.map((f) => [f, typeof body[f] === 'string' ? (body[f] as string) : ''])) as Record<
+    ShopperField,
+    string
+  >;
   const errors: Partial<Record<ShopperField, string>> = {};
   const cleaned = {} as Record<ShopperField, string | null>;
   for (const field of SHOPPER_FIELDS) {
@@ -45,7 +47,8 @@ export function validateShopperForm(body: Record<string, unknown>): ShopperFormR
   const phone = cleaned.phone;
   if (!errors.phone && phone) {
     const digits = phone.replace(/\D/g, '').length;
-    if (!PHONE_CHARS.test(phone) || digits < 6 || digits > 15) errors.phone = 'Enter a phone number of 6 to 15 digits, such as +212 612 345 678.';
+    if (!PHONE_CHARS.test(phone) || digits < 6 || digits > 15)
+      errors.phone = 'Enter a phone number of 6 to 15 digits, such as +212 612 345 678.';
   }
   if (Object.keys(errors).length > 0) return { ok: false, errors, values };
   const { name, address, city, country, note } = cleaned;

@@ -5,8 +5,28 @@ import { decodeHTML } from 'entities';
 
 // Elements that separate lines; kept through sanitizing (as <p> or <br />) only to become newlines.
 const BLOCK_TAGS = [
-  'address', 'article', 'blockquote', 'dd', 'div', 'dl', 'dt', 'footer', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
-  'header', 'li', 'ol', 'pre', 'section', 'table', 'tr', 'ul',
+  'address',
+  'article',
+  'blockquote',
+  'dd',
+  'div',
+  'dl',
+  'dt',
+  'footer',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'li',
+  'ol',
+  'pre',
+  'section',
+  'table',
+  'tr',
+  'ul',
 ] as const;
 
 const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {

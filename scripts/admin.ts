@@ -37,7 +37,12 @@ async function main(argv: readonly string[]): Promise<number> {
       return 2;
     }
     // A service's ApiError is the operator's mistake, like a CommandError: its message says it all.
-    if (!(err instanceof CommandError || err instanceof ConfigError || err instanceof ApiError) && !json && err instanceof Error && err.stack) {
+    if (
+      !(err instanceof CommandError || err instanceof ConfigError || err instanceof ApiError) &&
+      !json &&
+      err instanceof Error &&
+      err.stack
+    ) {
       process.stderr.write(`${err.stack}\n`);
     }
     return 1;

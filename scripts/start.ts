@@ -44,7 +44,15 @@ async function main() {
     const cli = ensureTemporalCli(repoRoot, say);
     at.stage = 'temporal';
     say('starting the Temporal dev server …');
-    const server = await startDevServer({ cli, dbFile: resolve(dataDir, 'temporal.db'), ui: true, port: 7233, uiPort: 8233, logFile: resolve(dataDir, 'temporal.log'), namespace: config.temporalNamespace });
+    const server = await startDevServer({
+      cli,
+      dbFile: resolve(dataDir, 'temporal.db'),
+      ui: true,
+      port: 7233,
+      uiPort: 8233,
+      logFile: resolve(dataDir, 'temporal.log'),
+      namespace: config.temporalNamespace,
+    });
     stops.unshift(() => server.stop());
     temporalAddress = server.address;
     uiUrl = server.uiUrl;
@@ -82,7 +90,9 @@ async function main() {
     say(`  storefront:      ${config.publicUrl}/s/${demo.store.slug}`);
   } else {
     say('Existing data kept. New keys: npm run --silent admin -- key create --store <id> --kind secret');
-    say(`Dashboard:     ${config.publicUrl}/dashboard (an account for a store: npm run --silent admin -- owner add --email <e> --store <id>)`);
+    say(
+      `Dashboard:     ${config.publicUrl}/dashboard (an account for a store: npm run --silent admin -- owner add --email <e> --store <id>)`,
+    );
   }
   say('Ctrl-C stops everything.');
 }

@@ -24,7 +24,11 @@ export async function seedDemoStore(em: EntityManager, publicUrl: string): Promi
   if ((await em.count(Store, {})) > 0) return null;
   const store = await createStore(em, { name: 'Demo Store', currency: 'USD', standardDeliveryFee: '5' });
   const secret = await createKey(em, store.id, { kind: 'secret', label: 'demo secret key' });
-  const publishable = await createKey(em, store.id, { kind: 'publishable', label: 'demo publishable key', origins: [new URL(publicUrl).origin] });
+  const publishable = await createKey(em, store.id, {
+    kind: 'publishable',
+    label: 'demo publishable key',
+    origins: [new URL(publicUrl).origin],
+  });
   await insertProducts(em, store.id, DEMO_PRODUCTS);
   const password = randomBytes(12).toString('base64url');
   // An account left by an earlier demo keeps its own password: it is not made the owner of this one.

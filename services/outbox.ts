@@ -19,7 +19,10 @@ export const OUTBOX_PURGE_BATCH = 1000;
  * OUTBOX_PURGE_BATCH, each its own short statement; rows not handed over (waiting or dead) are never
  * touched. Calls `progress` between batches (the activity's heartbeat). Returns how many it deleted.
  */
-export async function purgeDoneOutbox(em: EntityManager, opts: { retentionDays?: number; progress?: (deleted: number) => void } = {}): Promise<number> {
+export async function purgeDoneOutbox(
+  em: EntityManager,
+  opts: { retentionDays?: number; progress?: (deleted: number) => void } = {},
+): Promise<number> {
   let deleted = 0;
   for (;;) {
     // By id (the primary key, in write order): the oldest rows come first and the scan stops after one batch.
@@ -60,7 +63,9 @@ const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOS
 
 /** Hand-offs not yet handed over (waiting and dead; only dead ones with `deadOnly`), oldest first, at most `limit`. */
 export async function listOutbox(em: EntityManager, opts: { deadOnly: boolean; limit: number }): Promise<OutboxEntry[]> {
-  const rows = await em.execute<(Omit<OutboxEntry, 'created_at' | 'next_attempt_at' | 'dead_at'> & { created_at: Date; next_attempt_at: Date; dead_at: Date | null })[]>(
+  const rows = await em.execute<
+    (Omit<OutboxEntry, 'created_at' | 'next_attempt_at' | 'dead_at'> & { created_at: Date; next_attempt_at: Date; dead_at: Date | null })[]
+  >(
     `select id::text, action, workflow_type, workflow_id, signal_name, summary, attempts, failures, last_error, created_at, next_attempt_at, dead_at
      from outbox where ${opts.deadOnly ? 'dead_at is not null' : 'done_at is null'} order by id limit ?`,
     [opts.limit],

@@ -32,7 +32,17 @@ const MAX_SLUG_ATTEMPTS = 100;
 /** Creates a published store with a slug of its own derived from its name, also when many of that name are created at once. */
 export async function createStore(em: EntityManager, input: NewStore): Promise<Store> {
   const base = slugify(input.name);
-  const values = [randomUUID(), input.name, base, base, base, (input.currency ?? 'USD').toUpperCase(), input.mode ?? 'full', input.plan ?? 'free', input.standardDeliveryFee ?? '0'];
+  const values = [
+    randomUUID(),
+    input.name,
+    base,
+    base,
+    base,
+    (input.currency ?? 'USD').toUpperCase(),
+    input.mode ?? 'full',
+    input.plan ?? 'free',
+    input.standardDeliveryFee ?? '0',
+  ];
   for (let attempt = 1; attempt <= MAX_SLUG_ATTEMPTS; attempt++) {
     const [row] = await em.execute<EntityDictionary<Store>[]>(INSERT_STORE, values);
     if (row) return em.map(Store, row);
@@ -69,7 +79,8 @@ export interface NewKey {
 /** Creates a key; the plain key is returned here only, and only its hash is stored. A scope or website the kind may not have is 400 naming it. */
 export async function createKey(em: EntityManager, storeId: string, input: NewKey): Promise<{ key: ApiKey; plain: string }> {
   // A connection key is a secret key bound to a connection; no other kind may be bound.
-  if (input.connectionId && input.kind !== 'secret') throw new ApiError('invalid_request', 'only a secret key can be a connection key', 'kind');
+  if (input.connectionId && input.kind !== 'secret')
+    throw new ApiError('invalid_request', 'only a secret key can be a connection key', 'kind');
   const plain = generateKey(input.kind);
   const scopes = input.connectionId ? [...CONNECTION_SCOPES] : scopesFor(input.kind, input.scopes);
   const key = em.create(ApiKey, {
@@ -99,8 +110,10 @@ export async function revokeKey(em: EntityManager, keyId: string): Promise<ApiKe
 /** An allowed website as browsers send it in Origin: scheme://host[:port], no path; anything else is 400 naming origins. */
 export function normalizeOrigin(text: string): string {
   const url = URL.parse(text);
-  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new ApiError('invalid_request', `not a web origin: ${text}`, 'origins');
-  if (url.pathname !== '/' || url.search || url.hash || url.username) throw new ApiError('invalid_request', `an origin has no path, query or credentials: ${text}`, 'origins');
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:'))
+    throw new ApiError('invalid_request', `not a web origin: ${text}`, 'origins');
+  if (url.pathname !== '/' || url.search || url.hash || url.username)
+    throw new ApiError('invalid_request', `an origin has no path, query or credentials: ${text}`, 'origins');
   return url.origin;
 }
 

@@ -23,7 +23,9 @@ export function ensureTemporalCli(repoRoot: string, log: (line: string) => void 
   if (found) return found;
   const go = spawnSync('go', ['version'], { encoding: 'utf8' });
   if (go.status !== 0) {
-    throw new Error(`no Temporal CLI found ($TEMPORAL_CLI, PATH, .tools/bin) and Go is not installed to build it: install Go, or put the temporal CLI ${TEMPORAL_CLI_VERSION} on PATH (or in TEMPORAL_CLI), or set TEMPORAL_ADDRESS`);
+    throw new Error(
+      `no Temporal CLI found ($TEMPORAL_CLI, PATH, .tools/bin) and Go is not installed to build it: install Go, or put the temporal CLI ${TEMPORAL_CLI_VERSION} on PATH (or in TEMPORAL_CLI), or set TEMPORAL_ADDRESS`,
+    );
   }
   const gobin = join(repoRoot, '.tools', 'bin');
   mkdirSync(gobin, { recursive: true });
@@ -32,7 +34,10 @@ export function ensureTemporalCli(repoRoot: string, log: (line: string) => void 
     env: { ...process.env, GOBIN: gobin },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  if (build.status !== 0) throw new Error(`building the Temporal CLI with go install failed (exit ${build.status ?? build.error?.message}; its output is above): fix that and start again, or put the temporal CLI ${TEMPORAL_CLI_VERSION} on PATH (or in TEMPORAL_CLI), or set TEMPORAL_ADDRESS`);
+  if (build.status !== 0)
+    throw new Error(
+      `building the Temporal CLI with go install failed (exit ${build.status ?? build.error?.message}; its output is above): fix that and start again, or put the temporal CLI ${TEMPORAL_CLI_VERSION} on PATH (or in TEMPORAL_CLI), or set TEMPORAL_ADDRESS`,
+    );
   return join(gobin, 'temporal');
 }
 
@@ -56,7 +61,18 @@ export interface DevServerOptions {
 /** Starts `temporal server start-dev` on loopback and resolves once its frontend accepts connections. */
 export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
   const port = await freePort(opts.port ?? 0);
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn', '--namespace', opts.namespace ?? 'default'];
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--log-level',
+    'warn',
+    '--namespace',
+    opts.namespace ?? 'default',
+  ];
   let uiUrl: string | null = null;
   if (opts.ui) {
     const uiPort = await freePort(opts.uiPort ?? 0);

@@ -70,16 +70,20 @@ export class OutboxRelay {
 
   /** Rows waiting to be handed over, dead ones not counted (for tests). */
   async pendingCount(): Promise<number> {
-    const rows = await this.opts.orm.em.fork().execute<{ n: string }[]>('select count(*)::text as n from outbox where done_at is null and dead_at is null');
+    const rows = await this.opts.orm.em
+      .fork()
+      .execute<{ n: string }[]>('select count(*)::text as n from outbox where done_at is null and dead_at is null');
     return Number(rows[0]!.n);
   }
 
   /** Logs, at start and every deadReportMs, how many dead rows wait for an operator; quiet when none. */
   async reportDead(): Promise<number> {
     try {
-      const [row] = await this.opts.orm.em.fork().execute<{ n: number; oldest: string | null }[]>(
-        `select count(*)::int as n, min(id)::text as oldest from outbox where dead_at is not null`,
-      );
+      const [row] = await this.opts.orm.em
+        .fork()
+        .execute<{ n: number; oldest: string | null }[]>(
+          `select count(*)::int as n, min(id)::text as oldest from outbox where dead_at is not null`,
+        );
       if (row!.n > 0) {
         this.opts.log.error(
           { dead: row!.n, oldestId: row!.oldest },
@@ -166,11 +170,18 @@ export class OutboxRelay {
           [failures, describeTemporalError(err).slice(0, 500), delay, dead, row.id],
         );
         const about = { err, outboxId: row.id, workflowId: row.workflow_id, failures };
-        if (dead) this.opts.log.error(about, `outbox hand-off ${row.id} is dead after ${failures} refusals; see it with outbox list --dead, send it again with outbox retry --id ${row.id}`);
+        if (dead)
+          this.opts.log.error(
+            about,
+            `outbox hand-off ${row.id} is dead after ${failures} refusals; see it with outbox list --dead, send it again with outbox retry --id ${row.id}`,
+          );
         else if (refused) this.opts.log.error(about, 'outbox hand-off failed');
         else unreachable++;
       }
-      if (done.length) await tx.execute(`update outbox set done_at = now() where id in (select jsonb_array_elements_text(?::jsonb)::bigint)`, [JSON.stringify(done)]);
+      if (done.length)
+        await tx.execute(`update outbox set done_at = now() where id in (select jsonb_array_elements_text(?::jsonb)::bigint)`, [
+          JSON.stringify(done),
+        ]);
       if (unreachable) this.opts.log.warn({ waiting: unreachable }, 'outbox relay: Temporal unreachable; rows wait for retry');
       return settled;
     });

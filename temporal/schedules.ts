@@ -9,7 +9,10 @@ export const HOUSEKEEPING: Record<HousekeepingJob, { every: string; summary: str
     every: '1 minute',
     summary: `settle as failed the webhook deliveries left 'sending' over ${CUT_OFF_AFTER_SECONDS / 60} minutes (a worker died mid-attempt)`,
   },
-  'rate-limit-cleanup': { every: '1 minute', summary: `delete rate-limit windows older than ${RATE_LIMIT_WINDOWS_KEPT_SECONDS / 60} minutes` },
+  'rate-limit-cleanup': {
+    every: '1 minute',
+    summary: `delete rate-limit windows older than ${RATE_LIMIT_WINDOWS_KEPT_SECONDS / 60} minutes`,
+  },
   'outbox-purge': {
     every: '1 hour',
     summary: `delete outbox rows handed over more than ${OUTBOX_RETENTION_DAYS} days ago, ${OUTBOX_PURGE_BATCH} per statement`,

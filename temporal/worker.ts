@@ -112,9 +112,14 @@ function installRuntimeOnce(log: Logger) {
 }
 
 function pinoToTemporal(log: Logger) {
-  const at =
-    (level: 'trace' | 'debug' | 'info' | 'warn' | 'error') =>
-    (message: string, meta?: Record<string, unknown>) =>
-      log[level]({ temporal: meta }, message);
-  return { trace: at('trace'), debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), log: (level: string, message: string) => log.info({ level }, message) };
+  const at = (level: 'trace' | 'debug' | 'info' | 'warn' | 'error') => (message: string, meta?: Record<string, unknown>) =>
+    log[level]({ temporal: meta }, message);
+  return {
+    trace: at('trace'),
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    log: (level: string, message: string) => log.info({ level }, message),
+  };
 }

@@ -101,7 +101,12 @@ async function startStack(): Promise<Stack> {
 }
 
 /** The environment test processes share: short timers and loopback targets allowed. */
-export function testEnv(o: { databaseUrl: string; temporalAddress: string; taskQueue: string; secretsKey: string }): Record<string, string> {
+export function testEnv(o: {
+  databaseUrl: string;
+  temporalAddress: string;
+  taskQueue: string;
+  secretsKey: string;
+}): Record<string, string> {
   return {
     SECRETS_KEY: o.secretsKey,
     DATABASE_URL: o.databaseUrl,

@@ -21,16 +21,24 @@ const FORM_BODY_LIMIT = 64 * 1024;
  */
 export async function cartPages(app: FastifyInstance) {
   const publicUrl = app.config.publicUrl;
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
-  });
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+    (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    },
+  );
   useHtmlErrors(app);
 
   /** The session of the URL, or null after sending the page for an unknown, expired or used cart. */
   async function openSession(params: Params, reply: FastifyReply, onUsed: 'page' | 'redirect'): Promise<CartSession | null> {
     const session = await findCartSession(app.orm.em, params.token);
     if (!session || session.store.slug !== params.slug) {
-      await sendPage(reply, 404, renderClosed(null, 'Cart not found', 'This checkout link does not exist. Check that you opened the whole link.'));
+      await sendPage(
+        reply,
+        404,
+        renderClosed(null, 'Cart not found', 'This checkout link does not exist. Check that you opened the whole link.'),
+      );
       return null;
     }
     if (session.state === 'used') {
@@ -47,7 +55,16 @@ export async function cartPages(app: FastifyInstance) {
 
   function sendExpired(reply: FastifyReply, session: CartSession) {
     const back = session.returnUrl ? [{ label: 'Back to the shop', href: session.returnUrl }] : [];
-    return sendPage(reply, 410, renderClosed(session.store.name, 'This checkout link has expired', 'No order was placed with it. Go back to the shop to start again.', back));
+    return sendPage(
+      reply,
+      410,
+      renderClosed(
+        session.store.name,
+        'This checkout link has expired',
+        'No order was placed with it. Go back to the shop to start again.',
+        back,
+      ),
+    );
   }
 
   async function sendUsed(reply: FastifyReply, session: CartSession) {
@@ -67,40 +84,71 @@ export async function cartPages(app: FastifyInstance) {
     return sendPage(reply, 200, renderCart(session, cart, { values: {}, errors: {} }));
   });
 
-  app.post<{ Params: Params; Body: unknown }>('/s/:slug/cart/:token', { ...unmetered, bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
-    const session = await openSession(request.params, reply, 'redirect');
-    if (!session) return reply;
-    const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<string, unknown>;
-    const form = validateShopperForm(body);
-    if (!form.ok) {
-      const cart = await priceLines(app.orm.em, session.store, session.lines);
-      return sendPage(reply, 400, renderCart(session, cart, { values: form.values, errors: form.errors }));
-    }
-    const outcome = await placeCartOrder(app.orm.em, session, form.shopper, expectedTotal(body.expected_total), publicUrl);
-    const values = Object.fromEntries(Object.entries(form.shopper).map(([k, v]) => [k, v ?? '']));
-    switch (outcome.kind) {
-      case 'placed':
-      case 'used':
-        return reply.redirect(cartConfirmationUrl({ publicUrl }, request.params.slug, request.params.token), 303);
-      case 'expired':
-        return sendExpired(reply, session);
-      case 'unavailable':
-        return sendPage(reply, 409, renderCart(session, outcome.cart, { values, errors: {} }, 'Sorry, part of this cart was just sold out or is no longer sold. No order was placed.'));
-      case 'changed':
-        return sendPage(reply, 409, renderCart(session, outcome.cart, { values, errors: {} }, `The total is now ${formatMoney(outcome.cart.total, session.store.currency)}. Please check it and place the order again.`));
-    }
-  });
+  app.post<{ Params: Params; Body: unknown }>(
+    '/s/:slug/cart/:token',
+    { ...unmetered, bodyLimit: FORM_BODY_LIMIT },
+    async (request, reply) => {
+      const session = await openSession(request.params, reply, 'redirect');
+      if (!session) return reply;
+      const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<string, unknown>;
+      const form = validateShopperForm(body);
+      if (!form.ok) {
+        const cart = await priceLines(app.orm.em, session.store, session.lines);
+        return sendPage(reply, 400, renderCart(session, cart, { values: form.values, errors: form.errors }));
+      }
+      const outcome = await placeCartOrder(app.orm.em, session, form.shopper, expectedTotal(body.expected_total), publicUrl);
+      const values = Object.fromEntries(Object.entries(form.shopper).map(([k, v]) => [k, v ?? '']));
+      switch (outcome.kind) {
+        case 'placed':
+        case 'used':
+          return reply.redirect(cartConfirmationUrl({ publicUrl }, request.params.slug, request.params.token), 303);
+        case 'expired':
+          return sendExpired(reply, session);
+        case 'unavailable':
+          return sendPage(
+            reply,
+            409,
+            renderCart(
+              session,
+              outcome.cart,
+              { values, errors: {} },
+              'Sorry, part of this cart was just sold out or is no longer sold. No order was placed.',
+            ),
+          );
+        case 'changed':
+          return sendPage(
+            reply,
+            409,
+            renderCart(
+              session,
+              outcome.cart,
+              { values, errors: {} },
+              `The total is now ${formatMoney(outcome.cart.total, session.store.currency)}. Please check it and place the order again.`,
+            ),
+          );
+      }
+    },
+  );
 
   app.get<{ Params: Params }>('/s/:slug/cart/:token/confirmation', unmetered, async (request, reply) => {
     const session = await findCartSession(app.orm.em, request.params.token);
     if (session?.state !== 'used' || session.store.slug !== request.params.slug || !session.orderId) {
-      if (session?.state === 'open' && session.store.slug === request.params.slug) return reply.redirect(cartPageUrl({ publicUrl }, request.params.slug, request.params.token), 303);
+      if (session?.state === 'open' && session.store.slug === request.params.slug)
+        return reply.redirect(cartPageUrl({ publicUrl }, request.params.slug, request.params.token), 303);
       return openSession(request.params, reply, 'page').then(() => reply);
     }
     const row = (await findOrderRow(app.orm.em, session.store.id, session.orderId))!;
     const order = presentOrder(row, publicUrl);
     const total = formatMoney(toUnits(row.total), row.currency);
-    return sendPage(reply, 200, renderConfirmation(session.store.name, { number: order.order_number ?? order.id, trackingUrl: order.tracking.page_url, total }, session.returnUrl));
+    return sendPage(
+      reply,
+      200,
+      renderConfirmation(
+        session.store.name,
+        { number: order.order_number ?? order.id, trackingUrl: order.tracking.page_url, total },
+        session.returnUrl,
+      ),
+    );
   });
 }
 

@@ -20,9 +20,20 @@ export function sendPage(reply: FastifyReply, status: number, body: string) {
 export function useHtmlErrors(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
     const error = pageError(err, request);
-    const [title, message] = error.status >= 500 ? ['Sorry', 'Something went wrong on our side. Please try again in a moment.'] : ['This request cannot be handled', error.message];
+    const [title, message] =
+      error.status >= 500
+        ? ['Sorry', 'Something went wrong on our side. Please try again in a moment.']
+        : ['This request cannot be handled', error.message];
     // An outage's Retry-After, as the API and the other pages send it.
     if (error.headers) reply.headers(error.headers);
-    return sendPage(reply, error.status, page(title, html`<h1>${title}</h1><p>${message}</p>`));
+    return sendPage(
+      reply,
+      error.status,
+      page(
+        title,
+        html`<h1>${title}</h1>
+          <p>${message}</p>`,
+      ),
+    );
   });
 }

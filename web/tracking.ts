@@ -19,7 +19,10 @@ const MISSING = 'This order needs the last 4 digits of your phone number, or you
 const minutes = (seconds: number) => Math.max(1, Math.ceil(seconds / 60));
 
 function send(reply: FastifyReply, status: number, body: string, headers: Record<string, string> = {}) {
-  return reply.status(status).headers({ ...PAGE_HEADERS, ...headers }).send(body);
+  return reply
+    .status(status)
+    .headers({ ...PAGE_HEADERS, ...headers })
+    .send(body);
 }
 
 /** The lookup's order, or its refusal, which the pages answer themselves (anything else goes to the error handler). */
@@ -63,7 +66,13 @@ export async function trackingPages(app: FastifyInstance) {
   }
 
   /** The page of one outcome: the order, the form again with a message, or a message page. */
-  function answer(reply: FastifyReply, outcome: TrackingFound | TrackingRefused, ask: (error?: string) => string, notFound: () => string, withLink: boolean) {
+  function answer(
+    reply: FastifyReply,
+    outcome: TrackingFound | TrackingRefused,
+    ask: (error?: string) => string,
+    notFound: () => string,
+    withLink: boolean,
+  ) {
     if (!(outcome instanceof TrackingRefused)) {
       return send(reply, 200, trackingView(outcome.result, withLink ? orderTrackingPageUrl(app.config, outcome.orderId) : undefined));
     }
@@ -76,7 +85,9 @@ export async function trackingPages(app: FastifyInstance) {
         return send(reply, 422, ask(WRONG));
       case 'locked': {
         const text = `Too many wrong answers for this order. Try again in about ${minutes(outcome.retryAfter!)} minute(s).`;
-        return send(reply, 429, messagePage('Too many tries', text, outcome.storeName ?? undefined), { 'retry-after': String(outcome.retryAfter) });
+        return send(reply, 429, messagePage('Too many tries', text, outcome.storeName ?? undefined), {
+          'retry-after': String(outcome.retryAfter),
+        });
       }
     }
   }
@@ -89,7 +100,8 @@ export async function trackingPages(app: FastifyInstance) {
   // The order's page: shown at once when the API would show it without a contact, else the contact form.
   app.get<{ Params: { orderId: string } }>('/track/:orderId', { config }, async (request, reply) => {
     const outcome = await lookup(trackById(app.orm.em, rule, request.params.orderId, undefined));
-    if (outcome instanceof TrackingRefused && outcome.reason === 'contact_missing') return send(reply, 200, contactForm(outcome.storeName ?? '', orderPath(request.params.orderId)));
+    if (outcome instanceof TrackingRefused && outcome.reason === 'contact_missing')
+      return send(reply, 200, contactForm(outcome.storeName ?? '', orderPath(request.params.orderId)));
     return answer(reply, outcome, () => '', noOrder, false);
   });
 

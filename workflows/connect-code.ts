@@ -1,5 +1,12 @@
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
-import { connectCodeExchanged, type ConnectCodeActivities, type ConnectCodeInput, type ConnectCodeResult, type WorkflowOf, type workflows } from './definitions.js';
+import {
+  connectCodeExchanged,
+  type ConnectCodeActivities,
+  type ConnectCodeInput,
+  type ConnectCodeResult,
+  type WorkflowOf,
+  type workflows,
+} from './definitions.js';
 
 const { expireConnectCode } = proxyActivities<ConnectCodeActivities>({ startToCloseTimeout: '30 seconds' });
 
@@ -12,7 +19,8 @@ export async function connectCodeWorkflow(input: ConnectCodeInput): Promise<Conn
   setHandler(connectCodeExchanged, (signal) => {
     connectionId = signal.connectionId;
   });
-  if (await condition(() => connectionId !== undefined, Math.max(1, input.ttlMs))) return { outcome: 'exchanged', connectionId: connectionId! };
+  if (await condition(() => connectionId !== undefined, Math.max(1, input.ttlMs)))
+    return { outcome: 'exchanged', connectionId: connectionId! };
   const expired = await expireConnectCode(input.codeId);
   return expired ? { outcome: 'expired' } : { outcome: 'exchanged' };
 }

@@ -1,5 +1,12 @@
 import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import { replayUpdates, updatesQueued, type ConnectionPushActivities, type ConnectionPushInput, type WorkflowOf, type workflows } from './definitions.js';
+import {
+  replayUpdates,
+  updatesQueued,
+  type ConnectionPushActivities,
+  type ConnectionPushInput,
+  type WorkflowOf,
+  type workflows,
+} from './definitions.js';
 
 const { pushDueUpdates, replayConnectionUpdates } = proxyActivities<ConnectionPushActivities>({
   // A push run keeps going while updates come in (at most a minute, plus its last push); it heartbeats,

@@ -19,7 +19,8 @@ export const workflowIds = {
   /** The webhook lane of one store: sends every delivery of the store, each endpoint's events of an order in order. */
   webhookLane: (storeId: string) => `webhook-lane/${storeId}`,
   /** An attempt an operator asked for again (ordinary deliveries run inside the store's lane). */
-  webhookReplay: (eventId: string, endpointId: string, deliveryId: string) => `webhook-delivery/${eventId}/${endpointId}/replay-${deliveryId}`,
+  webhookReplay: (eventId: string, endpointId: string, deliveryId: string) =>
+    `webhook-delivery/${eventId}/${endpointId}/replay-${deliveryId}`,
   /** The life of one connect code (by its row id, never the code itself). */
   connectCode: (codeId: string) => `connect-code/${codeId}`,
   /** The long-lived push of updates to one connected shop. */
@@ -197,7 +198,10 @@ export interface WorkflowDefinition<Args extends unknown[] = any[], Result = unk
   /** Never set: carries the signature for the compiler. */
   readonly signature?: (...args: Args) => Promise<Result>;
 }
-const defineWorkflow = <Args extends unknown[], Result = void>(name: string): WorkflowDefinition<Args, Result> => ({ type: 'workflow', name });
+const defineWorkflow = <Args extends unknown[], Result = void>(name: string): WorkflowDefinition<Args, Result> => ({
+  type: 'workflow',
+  name,
+});
 /** The function type a workflow file exports for its definition. */
 export type WorkflowOf<D> = D extends WorkflowDefinition<infer A, infer R> ? (...args: A) => Promise<R> : never;
 
@@ -252,7 +256,10 @@ interface HandOffOptions<Args extends unknown[]> {
 }
 
 /** A hand-off that starts `workflow` once: a start of a running or finished id is a no-op. */
-export function startWorkflow<Args extends unknown[]>(workflow: WorkflowDefinition<Args, unknown>, options: HandOffOptions<NoInfer<Args>>): WorkflowHandOff {
+export function startWorkflow<Args extends unknown[]>(
+  workflow: WorkflowDefinition<Args, unknown>,
+  options: HandOffOptions<NoInfer<Args>>,
+): WorkflowHandOff {
   return handOff({ workflowType: workflow.name, ...options });
 }
 

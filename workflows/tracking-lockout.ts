@@ -1,4 +1,12 @@
-import { allHandlersFinished, condition, continueAsNew, proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import {
   liftLockout,
   trackingLockoutState,
@@ -18,8 +26,16 @@ const { settleTrackingLockout, liftTrackingLockout } = proxyActivities<TrackingL
 /** Keeps the later of two views of the row: signals may arrive out of order (the relay sends a batch at once). */
 function merge(held: TrackingLockoutState | null, seen: TrackingLockoutState): TrackingLockoutState {
   if (!held) return seen;
-  const lockedUntil = [held.lockedUntil, seen.lockedUntil].filter((v): v is string => v !== null).sort().at(-1) ?? null;
-  return { wrongCount: Math.max(held.wrongCount, seen.wrongCount), lockedUntil, expiresAt: [held.expiresAt, seen.expiresAt].sort().at(-1)! };
+  const lockedUntil =
+    [held.lockedUntil, seen.lockedUntil]
+      .filter((v): v is string => v !== null)
+      .sort()
+      .at(-1) ?? null;
+  return {
+    wrongCount: Math.max(held.wrongCount, seen.wrongCount),
+    lockedUntil,
+    expiresAt: [held.expiresAt, seen.expiresAt].sort().at(-1)!,
+  };
 }
 
 function describe(state: TrackingLockoutState | null): string {
@@ -38,7 +54,9 @@ export async function trackingLockoutWorkflow(input: TrackingLockoutInput, carri
   let state = carried;
   let changed = false;
   let lifted = false;
-  setHandler(wrongContactTried, (seen) => void ((state = merge(state, seen)), (changed = true)), { description: 'A wrong contact was tried.' });
+  setHandler(wrongContactTried, (seen) => void ((state = merge(state, seen)), (changed = true)), {
+    description: 'A wrong contact was tried.',
+  });
   setHandler(liftLockout, () => void (lifted = true), { description: 'Lift the lockout now and forget the wrong tries.' });
   setHandler(trackingLockoutState, () => ({ ...(state ?? { wrongCount: 0, lockedUntil: null, expiresAt: '' }), lifted }), {
     description: 'The lockout as this workflow sees it.',

@@ -1,5 +1,20 @@
-import { allHandlersFinished, condition, continueAsNew, proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
-import { deliveriesWaiting, type LaneOutcome, type WebhookLaneActivities, type WebhookLaneInput, type WorkflowOf, type workflows } from './definitions.js';
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import {
+  deliveriesWaiting,
+  type LaneOutcome,
+  type WebhookLaneActivities,
+  type WebhookLaneInput,
+  type WorkflowOf,
+  type workflows,
+} from './definitions.js';
 
 // One activity per wake sends every delivery the store has waiting (claimed before its one POST, so a
 // retried run never sends one twice), and keeps going while new events come in (they wake it through

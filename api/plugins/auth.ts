@@ -37,7 +37,10 @@ export const authPlugin = fp(async (app: FastifyInstance) => {
     const key = keyFromHeaders(request);
     if (!key || !isWellFormedKey(key)) {
       await meterAnonymous(app, request);
-      throw new ApiError('unauthorized', key ? 'This API key is not valid.' : 'An API key is required: send it as Authorization: Bearer <key>.');
+      throw new ApiError(
+        'unauthorized',
+        key ? 'This API key is not valid.' : 'An API key is required: send it as Authorization: Bearer <key>.',
+      );
     }
     const hit = await findKeyAndCount(app.orm.em, hashKey(key), request.ip);
     if (!hit) {
@@ -48,7 +51,10 @@ export const authPlugin = fp(async (app: FastifyInstance) => {
     const limits = RATE_LIMITS[principal.plan];
     const counters =
       principal.kind === 'publishable'
-        ? [{ limit: limits.publishable, count: hit.keyCount }, { limit: limits.publishableVisitorIp, count: hit.visitorCount ?? 0 }]
+        ? [
+            { limit: limits.publishable, count: hit.keyCount },
+            { limit: limits.publishableVisitorIp, count: hit.visitorCount ?? 0 },
+          ]
         : [{ limit: limits.secret, count: hit.keyCount }];
     request.rateLimit = rateLimitState(hit.resetAt, ...counters);
     request.principal = principal;
@@ -67,7 +73,9 @@ async function meterAnonymous(app: FastifyInstance, request: FastifyRequest) {
 
 function rateLimited(resetAt: number): ApiError {
   const retryAfter = Math.max(1, resetAt - Math.floor(Date.now() / 1000));
-  return new ApiError('rate_limited', `Too many requests; retry in ${retryAfter} seconds.`, undefined, { 'retry-after': String(retryAfter) });
+  return new ApiError('rate_limited', `Too many requests; retry in ${retryAfter} seconds.`, undefined, {
+    'retry-after': String(retryAfter),
+  });
 }
 
 /** The 403 rules: browser use, allowed websites, the route's key kind, then the permission. */

@@ -75,7 +75,12 @@ export const noNulText = fp(async (app: FastifyInstance) => {
       if (part === undefined || part === null) continue;
       const { value, nulAt } = cleanRequestText(part, strip);
       if (name === 'body' && value !== part) request.body = value;
-      if (nulAt !== null) throw new ApiError('invalid_request', `${nulAt ? `${nulAt}: ` : ''}text may not contain the NUL character (\\u0000).`, nulAt || undefined);
+      if (nulAt !== null)
+        throw new ApiError(
+          'invalid_request',
+          `${nulAt ? `${nulAt}: ` : ''}text may not contain the NUL character (\\u0000).`,
+          nulAt || undefined,
+        );
     }
   });
 });

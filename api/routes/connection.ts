@@ -32,12 +32,14 @@ export async function connectionRoutes(app: FastifyInstance) {
     {
       operationId: 'exchangeConnectCode',
       summary: 'Exchange a connect code for a connection key',
-      description: 'Server to server, no key. The code is single use, valid 10 minutes, and only for the approved shop host. Any failure is 400. Limited to 60 requests per minute per IP.',
+      description:
+        'Server to server, no key. The code is single use, valid 10 minutes, and only for the approved shop host. Any failure is 400. Limited to 60 requests per minute per IP.',
       tag: 'Connection',
       body: ConnectExchange,
       responses: { 200: { description: 'The connection key, its signing secret and the store', schema: ConnectExchangeResult } },
     },
-    async (request) => exchangeCode(app.orm.em, { code: request.body.code, siteUrl: request.body.site_url, secretsKey: app.config.secretsKey!, publicUrl }),
+    async (request) =>
+      exchangeCode(app.orm.em, { code: request.body.code, siteUrl: request.body.site_url, secretsKey: app.config.secretsKey!, publicUrl }),
   );
 
   defineRoute(
@@ -59,7 +61,12 @@ export async function connectionRoutes(app: FastifyInstance) {
   defineRoute(
     app,
     'GET /connection',
-    { operationId: 'getConnection', summary: 'This connection and its store', tag: 'Connection', responses: { 200: { description: 'The connection', schema: ConnectionEnvelope } } },
+    {
+      operationId: 'getConnection',
+      summary: 'This connection and its store',
+      tag: 'Connection',
+      responses: { 200: { description: 'The connection', schema: ConnectionEnvelope } },
+    },
     async (request) => envelope(connectionOf(request)),
   );
 
@@ -76,7 +83,10 @@ export async function connectionRoutes(app: FastifyInstance) {
       errors: ['conflict'],
     },
     async (request) => {
-      await recordHeartbeat(app.orm.em, connectionOf(request), request.body, { policy: { allowLoopback: app.config.allowLoopbackTargets }, resolve: app.resolve });
+      await recordHeartbeat(app.orm.em, connectionOf(request), request.body, {
+        policy: { allowLoopback: app.config.allowLoopbackTargets },
+        resolve: app.resolve,
+      });
       return envelope(connectionOf(request));
     },
   );

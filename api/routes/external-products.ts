@@ -10,7 +10,10 @@ import {
 import { deleteExternalProduct, upsertExternalProducts, type ExternalSender } from '../../services/catalog/external.js';
 
 /** The connection key's shop (the route table admits connection keys only). */
-const senderOf = (request: FastifyRequest): ExternalSender => ({ storeId: request.principal!.storeId, connectionId: request.principal!.connectionId! });
+const senderOf = (request: FastifyRequest): ExternalSender => ({
+  storeId: request.principal!.storeId,
+  connectionId: request.principal!.connectionId!,
+});
 
 /** A connected shop's own products, kept apart from the catalogue: POST /external-products/batch, DELETE /external-products/{external_id}. */
 export async function externalProductRoutes(app: FastifyInstance) {

@@ -34,7 +34,9 @@ export async function metaRoutes(app: FastifyInstance) {
 
   let docsHtml: string | undefined;
   // The pages' security headers (CSP without script, nosniff, no referrer, no framing), like every HTML page.
-  app.get('/docs', { config: { unmetered: true } }, async (_request, reply) => reply.headers(PAGE_HEADERS).send((docsHtml ??= renderDocsPage(openapiDocument()))));
+  app.get('/docs', { config: { unmetered: true } }, async (_request, reply) =>
+    reply.headers(PAGE_HEADERS).send((docsHtml ??= renderDocsPage(openapiDocument()))),
+  );
 
   app.get('/healthz', { config: { unmetered: true } }, async () => ({ ok: true }));
   app.get('/readyz', { config: { unmetered: true } }, async (_request, reply) => {
@@ -42,7 +44,10 @@ export async function metaRoutes(app: FastifyInstance) {
       app.orm.em
         .getConnection()
         .execute('select 1', [], 'all')
-        .then(() => true, () => false),
+        .then(
+          () => true,
+          () => false,
+        ),
       isTemporalReachable(app.temporal),
     ]);
     return reply.status(database && temporal ? 200 : 503).send({ ok: database && temporal, database, temporal });

@@ -42,10 +42,14 @@ export async function orderRoutes(app: FastifyInstance) {
     {
       operationId: 'upsertOrder',
       summary: 'Create or update an order by external_id',
-      description: 'Safe to retry. 201 when created; 200 when updated, unchanged or skipped. The source comes from the key, never the body.',
+      description:
+        'Safe to retry. 201 when created; 200 when updated, unchanged or skipped. The source comes from the key, never the body.',
       tag: 'Orders',
       body: OrderInput,
-      responses: { 201: { description: 'Created', schema: UpsertResult }, 200: { description: 'Updated, unchanged or skipped', schema: UpsertResult } },
+      responses: {
+        201: { description: 'Created', schema: UpsertResult },
+        200: { description: 'Updated, unchanged or skipped', schema: UpsertResult },
+      },
     },
     async (request, reply) => {
       const sender = orderSenderFor(request.principal!, publicUrl);
@@ -60,7 +64,8 @@ export async function orderRoutes(app: FastifyInstance) {
     {
       operationId: 'upsertOrderBatch',
       summary: 'Create or update 1 to 50 orders',
-      description: 'One result per order, in input order; one bad order never fails the batch. With backfill true no webhook, push or chat message is sent.',
+      description:
+        'One result per order, in input order; one bad order never fails the batch. With backfill true no webhook, push or chat message is sent.',
       tag: 'Orders',
       body: BatchBody,
       responses: { 200: { description: 'One result per order', schema: BatchResult } },
@@ -103,14 +108,17 @@ export async function orderRoutes(app: FastifyInstance) {
     {
       operationId: 'patchOrder',
       summary: 'Change status, tracking or comment',
-      description: 'Status moves along the transitions of docs/orders.md. Cancelling an order of platform_a or platform_b needs that order’s own connection key (409 otherwise). A connection key changes only its own shop’s orders: any other answers 404.',
+      description:
+        'Status moves along the transitions of docs/orders.md. Cancelling an order of platform_a or platform_b needs that order’s own connection key (409 otherwise). A connection key changes only its own shop’s orders: any other answers 404.',
       tag: 'Orders',
       params: OrderIdParams,
       body: OrderPatch,
       responses: { 200: { description: 'The changed order', schema: OrderEnvelope } },
       errors: ['not_found', 'conflict'],
     },
-    async (request) => ({ order: await patchOrder(app.orm.em, orderEditorFor(request.principal!, publicUrl), request.params.id, request.body) }),
+    async (request) => ({
+      order: await patchOrder(app.orm.em, orderEditorFor(request.principal!, publicUrl), request.params.id, request.body),
+    }),
   );
 
   defineRoute(
@@ -119,7 +127,8 @@ export async function orderRoutes(app: FastifyInstance) {
     {
       operationId: 'archiveOrder',
       summary: 'Archive an order',
-      description: 'Orders are never hard-deleted; an archived order drops out of GET /orders unless include_archived=true. A connection key archives only its own shop’s orders: any other answers 404.',
+      description:
+        'Orders are never hard-deleted; an archived order drops out of GET /orders unless include_archived=true. A connection key archives only its own shop’s orders: any other answers 404.',
       tag: 'Orders',
       params: OrderIdParams,
       responses: { 200: { description: 'Archived', schema: ArchiveResult } },

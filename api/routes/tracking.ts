@@ -32,6 +32,7 @@ export async function trackingRoutes(app: FastifyInstance) {
       errors: ['not_found', 'unprocessable'],
     },
     // A refusal is thrown as its ApiError (404, 422 contact, 429 with Retry-After).
-    async (request) => (await trackByNumber(app.orm.em, rule, request.principal!.storeId, request.query.order, request.query.contact)).result,
+    async (request) =>
+      (await trackByNumber(app.orm.em, rule, request.principal!.storeId, request.query.order, request.query.contact)).result,
   );
 }

@@ -35,7 +35,8 @@ export async function webhookRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const events = request.body.events ?? ['*'];
-      if (events.includes('*') && events.length > 1) throw new ApiError('invalid_request', 'events: "*" already means every kind; send it alone.', 'events');
+      if (events.includes('*') && events.length > 1)
+        throw new ApiError('invalid_request', 'events: "*" already means every kind; send it alone.', 'events');
       const created = await createEndpoint(app.orm.em, {
         storeId: request.principal!.storeId,
         url: request.body.url,

@@ -16,4 +16,5 @@ const server = createServer((request, response) => {
 server.keepAliveTimeout = 72_000;
 server.listen(Number(process.env.PORT ?? 0), '127.0.0.1');
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => (server.close(() => process.exit(0)), server.closeAllConnections()));
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => (server.close(() => process.exit(0)), server.closeAllConnections()));

@@ -33,10 +33,10 @@ type Line = { product_id: string; quantity: number };
 app.post('/api/v1/checkout/sessions', async (request, reply) => {
   const lines = (request.body as { items: Line[] }).items;
   // Pricing reads the lines' products (the service checks them the same way), then one transaction writes the session and its hand-off.
-  const { rows: products } = await pool.query(`select id, price, stock, variants from products where store_id = $1 and id = any($2::uuid[]) and not archived`, [
-    storeId,
-    lines.map((l) => l.product_id),
-  ]);
+  const { rows: products } = await pool.query(
+    `select id, price, stock, variants from products where store_id = $1 and id = any($2::uuid[]) and not archived`,
+    [storeId, lines.map((l) => l.product_id)],
+  );
   if (products.length !== new Set(lines.map((l) => l.product_id)).size) return reply.status(422).send({ error: 'unknown product' });
   const token = randomBytes(32).toString('base64url');
   const hash = createHash('sha256').update(token).digest('base64url');
@@ -53,11 +53,18 @@ app.post('/api/v1/checkout/sessions', async (request, reply) => {
     // expiry bucket, but the yardstick keeps its work.
     await client.query(
       `insert into bl_outbox (action, workflow_type, workflow_id, args, search_attributes, summary) values ('start', 'checkoutExpiryWorkflow', $1, $2, $3, $4)`,
-      [`checkout-expiry/${id}`, JSON.stringify([{ sessionId: id, storeId, ttlMs: 86_400_000 }]), JSON.stringify({ StoreId: storeId }), `checkout session ${id}`],
+      [
+        `checkout-expiry/${id}`,
+        JSON.stringify([{ sessionId: id, storeId, ttlMs: 86_400_000 }]),
+        JSON.stringify({ StoreId: storeId }),
+        `checkout session ${id}`,
+      ],
     );
     await client.query(`select pg_notify('bl_outbox', '')`);
     await client.query('commit');
-    return reply.status(201).send({ url: `http://127.0.0.1/cart/bench/${token}`, token, expires_at: new Date(rows[0].expires_at).toISOString() });
+    return reply
+      .status(201)
+      .send({ url: `http://127.0.0.1/cart/bench/${token}`, token, expires_at: new Date(rows[0].expires_at).toISOString() });
   } catch (err) {
     await client.query('rollback').catch(() => undefined);
     throw err;
@@ -79,7 +86,9 @@ const TRACK = `select o.id, o.store_id, o.source, o.order_number, o.status, o.st
   order by o.created_at desc, o.id desc limit 20`;
 
 app.get('/api/v1/tracking', async (request, reply) => {
-  const key = String((request.query as { order?: string }).order ?? '').replace(/^#/, '').trim();
+  const key = String((request.query as { order?: string }).order ?? '')
+    .replace(/^#/, '')
+    .trim();
   const { rows } = await pool.query(TRACK, [storeId, key, `#${key}`]);
   const row = rows[0];
   if (!row) return reply.status(404).send({ error: 'not_found' });
@@ -99,5 +108,12 @@ app.get('/api/v1/tracking', async (request, reply) => {
 await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void app.close().then(() => pool.end()).then(() => process.exit(0)));
+  process.once(
+    signal,
+    () =>
+      void app
+        .close()
+        .then(() => pool.end())
+        .then(() => process.exit(0)),
+  );
 }

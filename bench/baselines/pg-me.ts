@@ -55,7 +55,15 @@ app.get('/api/v1/me', async (request, reply) => {
   const storePage = `${publicUrl}/s/${encodeURIComponent(row.slug)}`;
   return {
     api_version: 'v1',
-    store: { id: row.store_id, name: row.name, slug: row.slug, url: storePage, tracking_url: `${storePage}/track`, currency: row.currency, mode: row.mode },
+    store: {
+      id: row.store_id,
+      name: row.name,
+      slug: row.slug,
+      url: storePage,
+      tracking_url: `${storePage}/track`,
+      currency: row.currency,
+      mode: row.mode,
+    },
     key: { kind: row.kind === 'publishable' ? 'publishable' : 'secret', scopes: row.scopes, connection_id: row.connection_id },
     limits: { requests_per_minute: requestsPerMinute },
   };
@@ -64,5 +72,12 @@ app.get('/api/v1/me', async (request, reply) => {
 await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void app.close().then(() => pool.end()).then(() => process.exit(0)));
+  process.once(
+    signal,
+    () =>
+      void app
+        .close()
+        .then(() => pool.end())
+        .then(() => process.exit(0)),
+  );
 }

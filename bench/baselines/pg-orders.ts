@@ -19,10 +19,35 @@ await pool.query(`
   create table if not exists bl_outbox (like outbox including all);`);
 
 const COLUMNS = [
-  'id', 'store_id', 'origin', 'source', 'external_id', 'external_number', 'order_number', 'external_status', 'status',
-  'payment_method', 'payment_status', 'payment_external_method', 'payment_external_method_title', 'payment_transaction_id',
-  'is_cod', 'total', 'discount', 'shipping', 'currency', 'customer_name', 'customer_email', 'customer_phone',
-  'customer_address', 'customer_city', 'customer_postcode', 'customer_country', 'items', 'note', 'content_hash',
+  'id',
+  'store_id',
+  'origin',
+  'source',
+  'external_id',
+  'external_number',
+  'order_number',
+  'external_status',
+  'status',
+  'payment_method',
+  'payment_status',
+  'payment_external_method',
+  'payment_external_method_title',
+  'payment_transaction_id',
+  'is_cod',
+  'total',
+  'discount',
+  'shipping',
+  'currency',
+  'customer_name',
+  'customer_email',
+  'customer_phone',
+  'customer_address',
+  'customer_city',
+  'customer_postcode',
+  'customer_country',
+  'items',
+  'note',
+  'content_hash',
 ];
 const UPDATED = COLUMNS.slice(5);
 const UPSERT = `insert into bl_orders as o (${COLUMNS.join(', ')}) values (${COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})
@@ -39,11 +64,35 @@ function rowValues(b: Body, hash: string): unknown[] {
   const c = b.customer ?? {};
   const p = b.payment ?? {};
   return [
-    randomUUID(), writeStoreId, 'api', 'api', String(b.external_id), text(b.number), text(b.number), text(b.status), b.status ?? 'pending',
-    p.is_cod ? 'cod' : 'manual', p.status ?? 'pending', text(p.method), text(p.method_title), text(p.transaction_id),
-    p.is_cod === true, b.totals?.total ?? 0, b.totals?.discount ?? 0, b.totals?.shipping ?? 0, b.currency ?? 'USD',
-    text(c.name), text(c.email), text(c.phone), text(c.address_line1), text(c.city), text(c.postcode), text(c.country),
-    JSON.stringify(b.items ?? []), text(b.note), hash,
+    randomUUID(),
+    writeStoreId,
+    'api',
+    'api',
+    String(b.external_id),
+    text(b.number),
+    text(b.number),
+    text(b.status),
+    b.status ?? 'pending',
+    p.is_cod ? 'cod' : 'manual',
+    p.status ?? 'pending',
+    text(p.method),
+    text(p.method_title),
+    text(p.transaction_id),
+    p.is_cod === true,
+    b.totals?.total ?? 0,
+    b.totals?.discount ?? 0,
+    b.totals?.shipping ?? 0,
+    b.currency ?? 'USD',
+    text(c.name),
+    text(c.email),
+    text(c.phone),
+    text(c.address_line1),
+    text(c.city),
+    text(c.postcode),
+    text(c.country),
+    JSON.stringify(b.items ?? []),
+    text(b.note),
+    hash,
   ];
 }
 
@@ -60,7 +109,10 @@ app.post('/api/v1/orders', async (request, reply) => {
     const row = rows[0];
     if (row) {
       if (row.inserted) {
-        await client.query(`insert into bl_order_status_history (order_id, status, actor, created_at) values ($1, $2, 'bench', clock_timestamp())`, [row.id, row.status]);
+        await client.query(
+          `insert into bl_order_status_history (order_id, status, actor, created_at) values ($1, $2, 'bench', clock_timestamp())`,
+          [row.id, row.status],
+        );
       }
       const eventId = randomUUID();
       const type = row.inserted ? 'order.created' : 'order.updated';
@@ -70,12 +122,19 @@ app.post('/api/v1/orders', async (request, reply) => {
       );
       await client.query(
         `insert into bl_outbox (action, workflow_type, workflow_id, args, search_attributes, summary) values ('start', 'orderEventWorkflow', $1, $2, $3, $4)`,
-        [`order-event/${eventId}`, JSON.stringify([{ eventId, orderId: row.id, type }]), JSON.stringify({ OrderId: row.id }), `${type} for ${row.external_id}`],
+        [
+          `order-event/${eventId}`,
+          JSON.stringify([{ eventId, orderId: row.id, type }]),
+          JSON.stringify({ OrderId: row.id }),
+          `${type} for ${row.external_id}`,
+        ],
       );
       await client.query(`select pg_notify('bl_outbox', '')`);
     }
     await client.query('commit');
-    return reply.status(row?.inserted ? 201 : 200).send({ order: row ?? null, action: row ? (row.inserted ? 'created' : 'updated') : 'unchanged' });
+    return reply
+      .status(row?.inserted ? 201 : 200)
+      .send({ order: row ?? null, action: row ? (row.inserted ? 'created' : 'updated') : 'unchanged' });
   } catch (err) {
     await client.query('rollback').catch(() => undefined);
     throw err;
@@ -100,5 +159,12 @@ app.get('/api/v1/orders', async (request) => {
 await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void app.close().then(() => pool.end()).then(() => process.exit(0)));
+  process.once(
+    signal,
+    () =>
+      void app
+        .close()
+        .then(() => pool.end())
+        .then(() => process.exit(0)),
+  );
 }

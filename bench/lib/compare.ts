@@ -40,7 +40,9 @@ export async function alternate<M>(spec: AlternateSpec<M>): Promise<AlternateRun
     runs.baseline.push(baseline);
     const [x, y] = [spec.value(ours), spec.value(baseline)];
     const detail = spec.detail ? `; ${spec.detail(ours, baseline)}` : '';
-    spec.log(`${spec.id} round ${round}/${spec.rounds}: ${a} ${fmt(x)} ${spec.unit}, ${b} ${fmt(y)} ${spec.unit} (ratio ${fmt(x / y)})${detail}`);
+    spec.log(
+      `${spec.id} round ${round}/${spec.rounds}: ${a} ${fmt(x)} ${spec.unit}, ${b} ${fmt(y)} ${spec.unit} (ratio ${fmt(x / y)})${detail}`,
+    );
   }
   return runs;
 }

@@ -111,10 +111,27 @@ export async function setUp(opts: { quick: boolean; profile: boolean; log: (line
     await waitForHttp(`${url}/healthz`, proc);
     return { url, process: proc };
   };
-  const baselineCpu = (proc: RunningProcess): CpuGroups => ({ server: () => [proc.pid], postgres: () => postgresBackends(database, harnessBackends) });
+  const baselineCpu = (proc: RunningProcess): CpuGroups => ({
+    server: () => [proc.pid],
+    postgres: () => postgresBackends(database, harnessBackends),
+  });
   const quick = opts.quick;
   const timing = { rounds: quick ? 1 : 3, measureSec: quick ? 3 : 10, warmupSec: quick ? 1 : 3 };
-  return { quick, ...timing, databaseUrl, pool, api, store, log, oursCpu, baselineCpu, settle, startApi, startBaseline, temporal: temporalClient.client };
+  return {
+    quick,
+    ...timing,
+    databaseUrl,
+    pool,
+    api,
+    store,
+    log,
+    oursCpu,
+    baselineCpu,
+    settle,
+    startApi,
+    startBaseline,
+    temporal: temporalClient.client,
+  };
 }
 
 /**
@@ -133,7 +150,13 @@ async function harnessPool(databaseUrl: string): Promise<{ pool: pg.Pool; backen
 }
 
 /** One order through the API and, when a webhook subscribes, the outbox relay: the write path works before anything is measured. */
-async function provePipeline(apiUrl: string, key: string, pool: pg.Pool, taken: () => Promise<Drain>, log: (line: string) => void): Promise<void> {
+async function provePipeline(
+  apiUrl: string,
+  key: string,
+  pool: pg.Pool,
+  taken: () => Promise<Drain>,
+  log: (line: string) => void,
+): Promise<void> {
   const response = await fetch(`${apiUrl}/api/v1/orders`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },

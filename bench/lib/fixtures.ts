@@ -54,7 +54,7 @@ export async function seedOrders(pool: pg.Pool, storeId: string, count: number):
        'manual', 'paid', 'card', 'Credit card', false, 64.9700, 0, 5, 0, 'USD',
        'Customer ' || g, 'customer' || g || '@mail.example', '+1 202 555 ' || lpad((g % 10000)::text, 4, '0'),
        g || ' Main Street', 'Springfield', '12345', 'US',
-       jsonb_build_array(${item("(g % 50)")}, ${item("(g % 50 + 1)")}, ${item("(g % 50 + 2)")}),
+       jsonb_build_array(${item('(g % 50)')}, ${item('(g % 50 + 1)')}, ${item('(g % 50 + 2)')}),
        case when g % 7 = 0 then 'Leave at the door' end, md5(g::text),
        t.now - make_interval(secs => g * 30), t.now - make_interval(secs => g * 30)
      from (select date_trunc('milliseconds', now()) as now) as t, generate_series(1, $2::int) as g`,

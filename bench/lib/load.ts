@@ -40,7 +40,12 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
         {
           setupRequest: (req) => {
             const n = next();
-            return { ...req, ...(n.path ? { path: n.path } : {}), ...(n.body !== undefined ? { body: n.body } : {}), headers: { ...req.headers, ...n.headers } };
+            return {
+              ...req,
+              ...(n.path ? { path: n.path } : {}),
+              ...(n.body !== undefined ? { body: n.body } : {}),
+              headers: { ...req.headers, ...n.headers },
+            };
           },
         },
       ]

@@ -13,7 +13,9 @@ export type MixKind = keyof typeof MIX;
  * store's orders, GET /me; every request with the next key of the bench store.
  */
 export async function mixedLoad(env: BenchEnv, apiUrl: string, tag: string, durationSec: number): Promise<Record<MixKind, LoadResult>> {
-  const { rows } = await env.pool.query<{ id: string }>('select id from orders where store_id = $1 order by random() limit 1000', [env.store.id]);
+  const { rows } = await env.pool.query<{ id: string }>('select id from orders where store_id = $1 order by random() limit 1000', [
+    env.store.id,
+  ]);
   const ids = rows.map((r) => r.id);
   const nextKey = keyRotation(env.store.keys);
   const random = seededRandom(ids.length);

@@ -41,7 +41,10 @@ export async function waitForHttp(url: string, proc: RunningProcess, timeoutMs =
     if (proc.child.exitCode !== null || proc.child.signalCode !== null) {
       throw new Error(`${proc.name} exited (${proc.child.exitCode ?? proc.child.signalCode}); see .data/bench-logs/${proc.name}.log`);
     }
-    const status = await fetch(url, { signal: AbortSignal.timeout(2000) }).then((r) => r.status, () => 0);
+    const status = await fetch(url, { signal: AbortSignal.timeout(2000) }).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status > 0 && status < 500) return;
     await new Promise((r) => setTimeout(r, 200));
   }

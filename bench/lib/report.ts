@@ -44,6 +44,9 @@ export function formatTable(report: BenchReport): string {
   const line = (cells: string[]) => cells.map((c, i) => (i >= 2 && i <= 4 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
   const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line), ''];
   for (const [id, s] of Object.entries(all)) out.push(`${id}: ${s.notes}`);
-  out.push('', `node ${report.node}, ${report.cpus} cpus, ${report.quick ? 'quick (1 short round)' : 'full (3 rounds)'}, ${report.generated_at}`);
+  out.push(
+    '',
+    `node ${report.node}, ${report.cpus} cpus, ${report.quick ? 'quick (1 short round)' : 'full (3 rounds)'}, ${report.generated_at}`,
+  );
   return out.join('\n');
 }

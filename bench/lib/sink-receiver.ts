@@ -27,6 +27,10 @@ export async function startSinkReceiver(): Promise<SinkReceiver> {
   return {
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`,
     received: () => ({ count, bytes, largest }),
-    stop: () => new Promise<void>((done) => { server.closeAllConnections(); server.close(() => done()); }),
+    stop: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
   };
 }

@@ -32,19 +32,24 @@ export function upsertScenario(id: string, items: number, aim: number): Scenario
         // Ours is accounted until its order events are through the worker and Temporal: that work is part of a request's cost.
         const settle = async () => {
           const drain = await env.settle();
-          if (!drain.drained) env.log(`${id}: order events or workflows still in flight after ${fmt(drain.seconds)} s of waiting; measuring anyway`);
+          if (!drain.drained)
+            env.log(`${id}: order events or workflows still in flight after ${fmt(drain.seconds)} s of waiting; measuring anyway`);
           if (drain.seconds > 0.3) drains.push(drain.seconds);
         };
         const load = (url: string, tag: string, seed: number, durationSec: number, withKey: boolean, drain = withKey) => {
           const bodies = orderBodies({ items, idPrefix: `${id}-${tag}`, repeatShare: REPEAT_SHARE, seed });
-          return measure(withKey ? env.oursCpu : baselineCpu, {
-            url: `${url}/api/v1/orders`,
-            method: 'POST',
-            connections: SATURATION_CONNECTIONS,
-            durationSec,
-            headers: { 'content-type': 'application/json' },
-            next: () => ({ body: bodies(), ...(withKey ? { headers: { authorization: `Bearer ${nextKey()}` } } : {}) }),
-          }, drain ? settle : undefined);
+          return measure(
+            withKey ? env.oursCpu : baselineCpu,
+            {
+              url: `${url}/api/v1/orders`,
+              method: 'POST',
+              connections: SATURATION_CONNECTIONS,
+              durationSec,
+              headers: { 'content-type': 'application/json' },
+              next: () => ({ body: bodies(), ...(withKey ? { headers: { authorization: `Bearer ${nextKey()}` } } : {}) }),
+            },
+            drain ? settle : undefined,
+          );
         };
         // Warm-ups are not measured: the baseline's may run while ours' workflows finish; the first round settles first.
         await load(env.api.url, 'ours-warm', 0, env.warmupSec, true, false);
@@ -79,7 +84,12 @@ export function upsertScenario(id: string, items: number, aim: number): Scenario
           `our processes quiet again ${drains.length ? `${fmt(Math.min(...drains))}-${fmt(Math.max(...drains))} s` : 'at once'} after the load stopped (outbox and workflows done, 2 s idle); ` +
           `API RSS after each ours measurement ${rss.map((m) => fmt(m)).join(', ')} MB; ` +
           `baseline: Fastify + pg, no ORM/auth/rate limit/schema, upsert + status history + event + outbox + notify in one transaction; aim ≥ ${aim}`;
-        return summarize('req_per_s', runs.ours.map((r) => r.okPerSec), runs.baseline.map((r) => r.okPerSec), notes);
+        return summarize(
+          'req_per_s',
+          runs.ours.map((r) => r.okPerSec),
+          runs.baseline.map((r) => r.okPerSec),
+          notes,
+        );
       } finally {
         await baseline.process.stop();
       }

@@ -75,7 +75,15 @@ class Receivers {
   }
 
   stop() {
-    return Promise.all(this.servers.map((s) => new Promise<void>((done) => { s.closeAllConnections(); s.close(() => done()); })));
+    return Promise.all(
+      this.servers.map(
+        (s) =>
+          new Promise<void>((done) => {
+            s.closeAllConnections();
+            s.close(() => done());
+          }),
+      ),
+    );
   }
 }
 
@@ -100,7 +108,11 @@ async function send(count: number, rate: number, concurrency: number, one: (i: n
     return;
   }
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => { while (next < count) await one(next++); }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await one(next++);
+    }),
+  );
 }
 
 interface Side {
@@ -158,7 +170,18 @@ async function measureWebhooks(env: BenchEnv): Promise<WebhookResults> {
     };
 
     /** Ours: POST /orders, commit time = response; receipts matched by data.order.id. */
-    const ours = async (tag: string, rate: number): Promise<{ latencies: number[]; failed: number; lastCommit: number; firstSend: number; arrived: number; expected: number; lastArrival: number }> => {
+    const ours = async (
+      tag: string,
+      rate: number,
+    ): Promise<{
+      latencies: number[];
+      failed: number;
+      lastCommit: number;
+      firstSend: number;
+      arrived: number;
+      expected: number;
+      lastArrival: number;
+    }> => {
       receivers.reset();
       const commits = new Map<string, number>();
       let failed = 0;
@@ -208,14 +231,22 @@ async function measureWebhooks(env: BenchEnv): Promise<WebhookResults> {
       const firstSend = now();
       await send(ORDERS, rate, BURST_CONCURRENCY, async (i) => {
         const id = `direct-${tag}-${i}`;
-        const payload = JSON.stringify({ id: `evt-${id}`, type: 'order.created', created_at: new Date().toISOString(), data: { order: { id, ...orderInput(id, 3, null) } } });
+        const payload = JSON.stringify({
+          id: `evt-${id}`,
+          type: 'order.created',
+          created_at: new Date().toISOString(),
+          data: { order: { id, ...orderInput(id, 3, null) } },
+        });
         const t0 = now();
         sent.set(id, t0);
         await Promise.all(
           receivers.urls.map(async (url, k) => {
             const r = await fetch(url, {
               method: 'POST',
-              headers: { 'content-type': 'application/json', 'x-service-signature': `sha256=${createHmac('sha256', secrets[k]!).update(payload).digest('hex')}` },
+              headers: {
+                'content-type': 'application/json',
+                'x-service-signature': `sha256=${createHmac('sha256', secrets[k]!).update(payload).digest('hex')}`,
+              },
               body: payload,
             }).catch(() => null);
             if (!r || r.status !== 200) failed++;
@@ -234,14 +265,27 @@ async function measureWebhooks(env: BenchEnv): Promise<WebhookResults> {
           lastArrival = Math.max(lastArrival, t);
         }
       }
-      return { latencies, failed, lastCommit: lastArrival, firstSend, arrived: latencies.length, expected: ORDERS * ENDPOINTS, lastArrival };
+      return {
+        latencies,
+        failed,
+        lastCommit: lastArrival,
+        firstSend,
+        arrived: latencies.length,
+        expected: ORDERS * ENDPOINTS,
+        lastArrival,
+      };
     };
 
     const side = async (run: typeof ours, label: string, round: number): Promise<Side> => {
       const { result: steady, cpuMs } = await measureCpu(label === 'ours' ? env.oursCpu : {}, () => run(`${label}-${round}-rate`, RATE));
       const perDelivery = Object.entries(cpuMs).map(([name, ms]) => [name, ms / Math.max(1, steady.arrived)] as const);
-      const cpu = label === 'ours' ? `${perDelivery.map(([n, v]) => `${n} ${fmt(v)}`).join(' + ')} = ${fmt(perDelivery.reduce((a, [, v]) => a + v, 0))} ms` : undefined;
-      env.log(`webhooks round ${round}: ${label} at ${RATE}/s: ${steady.arrived}/${steady.expected} deliveries, p50 ${fmt(percentile(steady.latencies, 50))} ms, p99 ${fmt(percentile(steady.latencies, 99))} ms`);
+      const cpu =
+        label === 'ours'
+          ? `${perDelivery.map(([n, v]) => `${n} ${fmt(v)}`).join(' + ')} = ${fmt(perDelivery.reduce((a, [, v]) => a + v, 0))} ms`
+          : undefined;
+      env.log(
+        `webhooks round ${round}: ${label} at ${RATE}/s: ${steady.arrived}/${steady.expected} deliveries, p50 ${fmt(percentile(steady.latencies, 50))} ms, p99 ${fmt(percentile(steady.latencies, 99))} ms`,
+      );
       if (label === 'ours') await env.settle();
       const burst = await run(`${label}-${round}-burst`, 0);
       const spanSec = (burst.lastArrival - burst.firstSend) / 1000;
@@ -287,9 +331,19 @@ async function measureWebhooks(env: BenchEnv): Promise<WebhookResults> {
       `CPU per delivery at ${RATE} orders/s (ours, until the last receipt) ${runs.ours.map((s) => s.cpu).join('; ')}; ` +
       `ours failed orders ${failed}, deliveries missing after ${WAIT_MS / 1000} s ${missing}; ` +
       `Temporal history events ${history}; ` +
-      `peak RSS API ${fmt(Math.max(...rss.api))} MB, worker ${fmt((rss.worker.length ? Math.max(...rss.worker) : Number.NaN))} MB`;
-    const p50 = summarize('p50_ms', runs.ours.map((s) => p(s, 50)), runs.baseline.map((s) => p(s, 50)), `p50 ms at ${RATE} orders/s, LOWER is better; aim ours ≤ 100 ms; ${common}`);
-    const p99 = summarize('p99_ms', runs.ours.map((s) => p(s, 99)), runs.baseline.map((s) => p(s, 99)), `p99 ms at ${RATE} orders/s, LOWER is better; aim ours ≤ 500 ms; ${common}`);
+      `peak RSS API ${fmt(Math.max(...rss.api))} MB, worker ${fmt(rss.worker.length ? Math.max(...rss.worker) : Number.NaN)} MB`;
+    const p50 = summarize(
+      'p50_ms',
+      runs.ours.map((s) => p(s, 50)),
+      runs.baseline.map((s) => p(s, 50)),
+      `p50 ms at ${RATE} orders/s, LOWER is better; aim ours ≤ 100 ms; ${common}`,
+    );
+    const p99 = summarize(
+      'p99_ms',
+      runs.ours.map((s) => p(s, 99)),
+      runs.baseline.map((s) => p(s, 99)),
+      `p99 ms at ${RATE} orders/s, LOWER is better; aim ours ≤ 500 ms; ${common}`,
+    );
     const throughput = summarize(
       'per_s',
       runs.ours.map((s) => s.perSec),
@@ -313,7 +367,10 @@ async function historyEventsPerDelivery(env: BenchEnv, storeId: string): Promise
   let events = 0;
   let runs = 0;
   for await (const run of env.temporal.workflow.list({ query: `StoreId = "${storeId}"` })) {
-    events += run.status.name === 'RUNNING' ? (await env.temporal.workflow.getHandle(run.workflowId, run.runId).describe()).historyLength : run.historyLength;
+    events +=
+      run.status.name === 'RUNNING'
+        ? (await env.temporal.workflow.getHandle(run.workflowId, run.runId).describe()).historyLength
+        : run.historyLength;
     runs++;
   }
   const { rows } = await env.pool.query<{ deliveries: string; orders: string }>(

@@ -57,7 +57,9 @@ export const apiMemoryScenario: Scenario = {
       };
       const start = await quiet('start');
       resetPeakRss(pid);
-      env.log(`api-memory: after warm-up heap ${fmt(start.heapMb)} MB (post-GC), RSS ${fmt(start.rssMb)} MB; ${durationSec} s of mixed load`);
+      env.log(
+        `api-memory: after warm-up heap ${fmt(start.heapMb)} MB (post-GC), RSS ${fmt(start.rssMb)} MB; ${durationSec} s of mixed load`,
+      );
 
       const samples: Sample[] = [];
       let sampledPeak = start.rssMb;
@@ -73,7 +75,9 @@ export const apiMemoryScenario: Scenario = {
           const usage = await heap.afterGc();
           const sample = { sec: (performance.now() - t0) / 1000, heapMb: usage.heapUsed / MB, externalMb: usage.external / MB, rssMb: rss };
           samples.push(sample);
-          env.log(`api-memory: ${fmt(sample.sec)} s heap ${fmt(sample.heapMb)} MB (post-GC), external ${fmt(sample.externalMb)} MB, RSS ${fmt(rss)} MB`);
+          env.log(
+            `api-memory: ${fmt(sample.sec)} s heap ${fmt(sample.heapMb)} MB (post-GC), external ${fmt(sample.externalMb)} MB, RSS ${fmt(rss)} MB`,
+          );
         }
       })();
       const loads = await loadDone;
@@ -91,7 +95,9 @@ export const apiMemoryScenario: Scenario = {
         `verdict ${flat ? 'FLAT' : 'GROWING'} (rule: quiet post-GC heap growth ≤ ${FLAT_GROWTH_MB} MB and slope of the post-GC samples under load ≤ ${FLAT_SLOPE_MB_PER_MIN} MB/min); ` +
         `a fresh API process (--inspect on loopback) under ${durationSec} s of mixed load after ${warmupSec} s of warm-up: ` +
         `POST /orders ×${MIX.upsert} connections (3 items, 80 % new / 20 % repeated ids), GET /orders?limit=50 ×${MIX.list}, GET /orders/{id} ×${MIX.byId}, GET /me ×${MIX.me}; ` +
-        `requests ${Object.entries(loads).map(([k, r]) => `${k} ${r.ok}`).join(', ')} (${fmt(requests / durationSec)} req/s), non-2xx or failed ${failed}; ` +
+        `requests ${Object.entries(loads)
+          .map(([k, r]) => `${k} ${r.ok}`)
+          .join(', ')} (${fmt(requests / durationSec)} req/s), non-2xx or failed ${failed}; ` +
         `heapUsed after a forced full GC (HeapProfiler.collectGarbage ×2 over the inspector): start ${fmt(start.heapMb)} MB, end ${fmt(end.heapMb)} MB (both quiet), ` +
         `growth ${fmt(growth)} MB = ${fmt((growth * MB) / Math.max(1, requests))} bytes per request, slope under load ${fmt(perMin)} MB/min; ` +
         `samples every ${SAMPLE_SEC} s (s: heap/external/RSS MB) ${samples.map((s) => `${fmt(s.sec)}: ${fmt(s.heapMb)}/${fmt(s.externalMb)}/${fmt(s.rssMb)}`).join(', ')}; ` +

@@ -14,7 +14,10 @@ export const calibrationScenario: Scenario = {
     const http = await env.startBaseline('bare-http', { BODY_JSON: body });
     try {
       const load = (server: { url: string; process: RunningProcess }, durationSec: number) =>
-        measure({ server: () => [server.process.pid] }, { url: `${server.url}/api/v1/me`, connections: SATURATION_CONNECTIONS, durationSec });
+        measure(
+          { server: () => [server.process.pid] },
+          { url: `${server.url}/api/v1/me`, connections: SATURATION_CONNECTIONS, durationSec },
+        );
       await load(fastify, env.warmupSec);
       await load(http, env.warmupSec);
       const runs = await alternate<Measured>({
@@ -32,7 +35,12 @@ export const calibrationScenario: Scenario = {
         `ours = bare Fastify, baseline = bare node:http, same JSON, ${SATURATION_CONNECTIONS} connections; ` +
         `server CPU per request fastify ${cpuPerRequestText(runs.ours)}, node:http ${cpuPerRequestText(runs.baseline)}; ` +
         `expected near 1 and, above all, steady from run to run and round to round: scattered rounds mean a noisy machine, so trust the other ratios less`;
-      return summarize('req_per_s', runs.ours.map((r) => r.okPerSec), runs.baseline.map((r) => r.okPerSec), notes);
+      return summarize(
+        'req_per_s',
+        runs.ours.map((r) => r.okPerSec),
+        runs.baseline.map((r) => r.okPerSec),
+        notes,
+      );
     } finally {
       await fastify.process.stop();
       await http.process.stop();

@@ -64,7 +64,10 @@ export const meScenario: Scenario = {
         log: env.log,
       });
       const non2xx = runs.ours.reduce((n, r) => n + r.non2xx + r.errors, 0);
-      if (non2xx) env.log(`me: WARNING ours had ${non2xx} non-2xx or failed requests (a key over its limit?): ${JSON.stringify(runs.ours.map((r) => r.statuses))}`);
+      if (non2xx)
+        env.log(
+          `me: WARNING ours had ${non2xx} non-2xx or failed requests (a key over its limit?): ${JSON.stringify(runs.ours.map((r) => r.statuses))}`,
+        );
       const notes =
         `2xx req/s under ${SATURATION_CONNECTIONS} connections, ${env.measureSec} s per measurement; ` +
         `p99 ours ${fmt(median(runs.ours.map((r) => r.p99Ms)))} ms vs baseline ${fmt(median(runs.baseline.map((r) => r.p99Ms)))} ms; ` +
@@ -72,7 +75,12 @@ export const meScenario: Scenario = {
         `CPU per request ours ${cpuPerRequestText(runs.ours)}, baseline ${cpuPerRequestText(runs.baseline)}; ` +
         `${env.store.keys.length} keys of one paid store round-robin (per-key limit 300/min), the baseline as many keys of a twin store; ` +
         `baseline: plain Fastify + pg, SHA-256 of the key and the same auth statement (key, store, rate-limit counter, last_used_at), same JSON; aim ≥ 0.5`;
-      return summarize('req_per_s', runs.ours.map((r) => r.okPerSec), runs.baseline.map((r) => r.okPerSec), notes);
+      return summarize(
+        'req_per_s',
+        runs.ours.map((r) => r.okPerSec),
+        runs.baseline.map((r) => r.okPerSec),
+        notes,
+      );
     } finally {
       await baseline.process.stop();
     }

@@ -16,7 +16,10 @@ type Run = Measured & { orders: number; perSec: number };
 
 /** Orders of the bench store whose external id starts with `prefix` (counted in PostgreSQL: exact, whatever each batch result said). */
 async function ordersWritten(env: BenchEnv, prefix: string): Promise<number> {
-  const { rows } = await env.pool.query<{ n: number }>(`select count(*)::int as n from orders where store_id = $1 and external_id like $2`, [env.store.id, `${prefix}-%`]);
+  const { rows } = await env.pool.query<{ n: number }>(
+    `select count(*)::int as n from orders where store_id = $1 and external_id like $2`,
+    [env.store.id, `${prefix}-%`],
+  );
   return rows[0]!.n;
 }
 
@@ -29,17 +32,21 @@ export const ordersBatchScenario: Scenario = {
     const batchLoad = async (tag: string, durationSec: number): Promise<Run> => {
       let n = 0;
       const prefix = `orders-batch-b-${tag}`;
-      const m = await measure(env.oursCpu, {
-        url: `${env.api.url}/api/v1/orders/batch`,
-        method: 'POST',
-        connections: BATCH_CONNECTIONS,
-        durationSec,
-        headers: { 'content-type': 'application/json' },
-        next: () => ({
-          headers: { authorization: `Bearer ${nextKey()}` },
-          body: JSON.stringify({ orders: Array.from({ length: BATCH }, () => orderInput(`${prefix}-${++n}`, ITEMS, null)) }),
-        }),
-      }, env.settle);
+      const m = await measure(
+        env.oursCpu,
+        {
+          url: `${env.api.url}/api/v1/orders/batch`,
+          method: 'POST',
+          connections: BATCH_CONNECTIONS,
+          durationSec,
+          headers: { 'content-type': 'application/json' },
+          next: () => ({
+            headers: { authorization: `Bearer ${nextKey()}` },
+            body: JSON.stringify({ orders: Array.from({ length: BATCH }, () => orderInput(`${prefix}-${++n}`, ITEMS, null)) }),
+          }),
+        },
+        env.settle,
+      );
       // Only the orders of batches answered within the measurement count (a batch still in flight at the end may commit later).
       const orders = Math.min(await ordersWritten(env, prefix), m.ok * BATCH);
       return { ...m, orders, perSec: orders / durationSec };
@@ -47,14 +54,21 @@ export const ordersBatchScenario: Scenario = {
     const singleLoad = async (tag: string, durationSec: number): Promise<Run> => {
       let n = 0;
       const prefix = `orders-batch-s-${tag}`;
-      const m = await measure(env.oursCpu, {
-        url: `${env.api.url}/api/v1/orders`,
-        method: 'POST',
-        connections: SATURATION_CONNECTIONS,
-        durationSec,
-        headers: { 'content-type': 'application/json' },
-        next: () => ({ headers: { authorization: `Bearer ${nextKey()}` }, body: JSON.stringify(orderInput(`${prefix}-${++n}`, ITEMS, null)) }),
-      }, env.settle);
+      const m = await measure(
+        env.oursCpu,
+        {
+          url: `${env.api.url}/api/v1/orders`,
+          method: 'POST',
+          connections: SATURATION_CONNECTIONS,
+          durationSec,
+          headers: { 'content-type': 'application/json' },
+          next: () => ({
+            headers: { authorization: `Bearer ${nextKey()}` },
+            body: JSON.stringify(orderInput(`${prefix}-${++n}`, ITEMS, null)),
+          }),
+        },
+        env.settle,
+      );
       const orders = Math.min(await ordersWritten(env, prefix), m.ok);
       return { ...m, orders, perSec: orders / durationSec };
     };
@@ -87,6 +101,11 @@ export const ordersBatchScenario: Scenario = {
       `request p50 batch ${fmt(median(runs.ours.map((r) => r.p50Ms)))} ms, p99 ${fmt(median(runs.ours.map((r) => r.p99Ms)))} ms; single p50 ${fmt(median(runs.baseline.map((r) => r.p50Ms)))} ms, p99 ${fmt(median(runs.baseline.map((r) => r.p99Ms)))} ms; ` +
       `CPU per order (until events are through) batch ${fmt(batchCpuPerOrder)} ms vs single ${fmt(singleCpuPerOrder)} ms; per request batch ${cpuPerRequestText(runs.ours)}, single ${cpuPerRequestText(runs.baseline)}; ` +
       `non-2xx or failed ${failed}; API RSS after each batch measurement ${rss.map((m) => fmt(m)).join(', ')} MB`;
-    return summarize('per_s', runs.ours.map((r) => r.perSec), runs.baseline.map((r) => r.perSec), notes);
+    return summarize(
+      'per_s',
+      runs.ours.map((r) => r.perSec),
+      runs.baseline.map((r) => r.perSec),
+      notes,
+    );
   },
 };

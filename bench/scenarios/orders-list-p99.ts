@@ -22,9 +22,16 @@ export const ordersListP99Scenario: Scenario = {
       const nextKey = keyRotation(store.keys);
       const path = '/api/v1/orders?limit=100';
       const ours = (durationSec: number, overallRate?: number) =>
-        measure(env.oursCpu, { url: `${env.api.url}${path}`, connections: CONNECTIONS, durationSec, overallRate, next: () => ({ headers: { authorization: `Bearer ${nextKey()}` } }) });
+        measure(env.oursCpu, {
+          url: `${env.api.url}${path}`,
+          connections: CONNECTIONS,
+          durationSec,
+          overallRate,
+          next: () => ({ headers: { authorization: `Bearer ${nextKey()}` } }),
+        });
       const baselineCpu = env.baselineCpu(baseline.process);
-      const base = (durationSec: number, overallRate?: number) => measure(baselineCpu, { url: `${baseline.url}${path}`, connections: CONNECTIONS, durationSec, overallRate });
+      const base = (durationSec: number, overallRate?: number) =>
+        measure(baselineCpu, { url: `${baseline.url}${path}`, connections: CONNECTIONS, durationSec, overallRate });
       await ours(env.warmupSec);
       // The baseline's saturation run warms it up and sets the fixed rate.
       const max = await base(Math.max(env.warmupSec, env.quick ? 2 : 5));
@@ -49,7 +56,12 @@ export const ordersListP99Scenario: Scenario = {
         `2xx req/s achieved ours ${fmt(median(runs.ours.map((r) => r.okPerSec)))} vs baseline ${fmt(median(runs.baseline.map((r) => r.okPerSec)))}; ` +
         `CPU per request ours ${cpuPerRequestText(runs.ours)}, baseline ${cpuPerRequestText(runs.baseline)}; ` +
         `non-2xx or failed ours ${failed}; baseline: Fastify + pg, same SELECT on the same table, rows as JSON`;
-      return summarize('p99_ms', runs.ours.map((r) => r.p99Ms), runs.baseline.map((r) => r.p99Ms), notes);
+      return summarize(
+        'p99_ms',
+        runs.ours.map((r) => r.p99Ms),
+        runs.baseline.map((r) => r.p99Ms),
+        notes,
+      );
     } finally {
       await baseline.process.stop();
     }

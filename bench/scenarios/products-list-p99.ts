@@ -19,7 +19,10 @@ export const productsListP99Scenario: Scenario = {
     try {
       const path = '/api/v1/products?limit=100';
       const [ours, base] = await Promise.all([
-        fetch(`${env.api.url}${path}`, { headers: { authorization: `Bearer ${store.keys[0]}` } }).then(async (r) => [r.status, (await r.text()).length]),
+        fetch(`${env.api.url}${path}`, { headers: { authorization: `Bearer ${store.keys[0]}` } }).then(async (r) => [
+          r.status,
+          (await r.text()).length,
+        ]),
         fetch(`${baseline.url}${path}`).then(async (r) => [r.status, (await r.text()).length]),
       ]);
       if (ours[0] !== 200) throw new Error(`GET /products: HTTP ${ours[0]}`);

@@ -82,8 +82,15 @@ export const pushE2eP99Scenario: Scenario = {
         for (let b = 0; b < ORDERS / 50; b++) {
           const orders = Array.from({ length: 50 }, (_, i) => {
             const externalId = `push-${tag}-${b * 50 + i}`;
-            shop.addOrder({ externalId, number: `#${externalId}`, status: 'processing', tracking: { number: null, courier: null, url: null }, trackingPageUrl: null, notes: [] });
-            return { ...orderInput(externalId, 3, null), status: "processing" };
+            shop.addOrder({
+              externalId,
+              number: `#${externalId}`,
+              status: 'processing',
+              tracking: { number: null, courier: null, url: null },
+              trackingPageUrl: null,
+              notes: [],
+            });
+            return { ...orderInput(externalId, 3, null), status: 'processing' };
           });
           const r = await fetch(`${env.api.url}/api/v1/orders/batch`, {
             method: 'POST',
@@ -92,8 +99,9 @@ export const pushE2eP99Scenario: Scenario = {
           });
           const body = (await r.json()) as { results?: { ok: boolean; id?: string; error?: string }[] };
           if (r.status !== 200 || !body.results) throw new Error(`orders/batch: HTTP ${r.status} ${JSON.stringify(body).slice(0, 300)}`);
-          for (const res of body.results) if (res.ok && res.id) ids.push(res.id);
-          else throw new Error(`orders/batch: ${JSON.stringify(res)}`);
+          for (const res of body.results)
+            if (res.ok && res.id) ids.push(res.id);
+            else throw new Error(`orders/batch: ${JSON.stringify(res)}`);
         }
         return ids;
       };
@@ -167,10 +175,24 @@ export const pushE2eP99Scenario: Scenario = {
         await paced(ORDERS, async (i) => {
           const orderId = randomUUID();
           const externalId = `direct-${round}-${i}`;
-          shop.addOrder({ externalId, number: `#${externalId}`, status: 'processing', tracking: { number: null, courier: null, url: null }, trackingPageUrl: null, notes: [] });
+          shop.addOrder({
+            externalId,
+            number: `#${externalId}`,
+            status: 'processing',
+            tracking: { number: null, courier: null, url: null },
+            trackingPageUrl: null,
+            notes: [],
+          });
           const update: Update = {
-            id: randomUUID(), order_id: orderId, external_id: externalId, number: `#${externalId}`, status: 'shipped',
-            tracking: { number: `TRK${i}`, courier: 'Bench Post', url: null }, tracking_page_url: `${env.api.url}/t/x`, comment: null, updated_at: new Date().toISOString(),
+            id: randomUUID(),
+            order_id: orderId,
+            external_id: externalId,
+            number: `#${externalId}`,
+            status: 'shipped',
+            tracking: { number: `TRK${i}`, courier: 'Bench Post', url: null },
+            tracking_page_url: `${env.api.url}/t/x`,
+            comment: null,
+            updated_at: new Date().toISOString(),
           };
           const body = JSON.stringify({ updates: [update] });
           const ts = Math.floor(Date.now() / 1000);
@@ -178,7 +200,11 @@ export const pushE2eP99Scenario: Scenario = {
           sent.set(orderId, t0);
           const r = await fetch(pushUrl, {
             method: 'POST',
-            headers: { 'content-type': 'application/json', 'x-service-timestamp': String(ts), 'x-service-signature': `sha256=${createHmac('sha256', secret).update(`${ts}.${body}`).digest('hex')}` },
+            headers: {
+              'content-type': 'application/json',
+              'x-service-timestamp': String(ts),
+              'x-service-signature': `sha256=${createHmac('sha256', secret).update(`${ts}.${body}`).digest('hex')}`,
+            },
             body,
           }).catch(() => null);
           if (!r || r.status !== 200) failed++;
@@ -207,7 +233,10 @@ export const pushE2eP99Scenario: Scenario = {
       let events = 0;
       let workflowRuns = 0;
       for await (const run of env.temporal.workflow.list({ query: `ConnectionId = "${exchanged.body.connection_id}"` })) {
-        events += run.status.name === 'RUNNING' ? (await env.temporal.workflow.getHandle(run.workflowId, run.runId).describe()).historyLength : run.historyLength;
+        events +=
+          run.status.name === 'RUNNING'
+            ? (await env.temporal.workflow.getHandle(run.workflowId, run.runId).describe()).historyLength
+            : run.historyLength;
         workflowRuns++;
       }
       const pushedUpdates = shop.applyCount;
@@ -222,8 +251,13 @@ export const pushE2eP99Scenario: Scenario = {
         `CPU per update (ours: the PATCH, the push and its acknowledgement, until applied) ${runs.ours.map((s) => s.cpu).join('; ')}; ` +
         `Temporal history events ${fmt(events / Math.max(1, pushedUpdates))} and workflow runs ${fmt(workflowRuns / Math.max(1, pushedUpdates))} per update applied (${events} events in ${workflowRuns} runs); ` +
         `overhead over a direct POST p99 ${fmt(median(runs.ours.map((s, i) => p(s, 99) - p(runs.baseline[i]!, 99))))} ms; ` +
-        `peak RSS API ${fmt(Math.max(...rss.api))} MB, worker ${fmt((rss.worker.length ? Math.max(...rss.worker) : Number.NaN))} MB`;
-      return summarize('p99_ms', runs.ours.map((s) => p(s, 99)), runs.baseline.map((s) => p(s, 99)), notes);
+        `peak RSS API ${fmt(Math.max(...rss.api))} MB, worker ${fmt(rss.worker.length ? Math.max(...rss.worker) : Number.NaN)} MB`;
+      return summarize(
+        'p99_ms',
+        runs.ours.map((s) => p(s, 99)),
+        runs.baseline.map((s) => p(s, 99)),
+        notes,
+      );
     } finally {
       await plugin.stop();
       await orm.close(true);

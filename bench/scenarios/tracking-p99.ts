@@ -19,7 +19,9 @@ export const trackingP99Scenario: Scenario = {
     const numbers = rows.map((r) => r.order_number);
     const baseline = await env.startBaseline('pg-catalog', { STORE_ID: env.store.id });
     try {
-      const probe = await fetch(`${env.api.url}/api/v1/tracking?order=${numbers[0]}`, { headers: { authorization: `Bearer ${env.store.keys[0]}` } });
+      const probe = await fetch(`${env.api.url}/api/v1/tracking?order=${numbers[0]}`, {
+        headers: { authorization: `Bearer ${env.store.keys[0]}` },
+      });
       if (probe.status !== 200) throw new Error(`GET /tracking: HTTP ${probe.status} ${await probe.text()}`);
       const random = seededRandom(7);
       return await runPair({

@@ -12,7 +12,7 @@ export const CheckoutLine = z
     variant: z
       .record(z.string().max(100), z.string().max(200))
       .optional()
-      .openapi({ description: "Must equal one variant's options exactly, e.g. {\"Size\": \"M\"}.", example: { Size: 'M' } }),
+      .openapi({ description: 'Must equal one variant\'s options exactly, e.g. {"Size": "M"}.', example: { Size: 'M' } }),
   })
   .openapi('CheckoutLine', { description: 'Callers never send prices: any price field is ignored.' });
 
@@ -23,7 +23,10 @@ export const CheckoutSessionRequest = z
       .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
       .max(2000)
       .optional()
-      .openapi({ description: "Where the confirmation leads back to. With a publishable key its origin must be on the key's allowed websites; with a secret key it must be https." }),
+      .openapi({
+        description:
+          "Where the confirmation leads back to. With a publishable key its origin must be on the key's allowed websites; with a secret key it must be https.",
+      }),
   })
   .openapi('CheckoutSessionRequest');
 export type CheckoutSessionRequest = z.output<typeof CheckoutSessionRequest>;

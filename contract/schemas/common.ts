@@ -10,7 +10,9 @@ export const ErrorBody = z
       request_id: z.string().openapi({ description: 'Repeats the X-Request-Id header.' }),
     }),
   })
-  .openapi('Error', { example: { error: { code: 'invalid_request', message: 'totals.total: required', param: 'totals.total', request_id: 'req_5f0c…' } } });
+  .openapi('Error', {
+    example: { error: { code: 'invalid_request', message: 'totals.total: required', param: 'totals.total', request_id: 'req_5f0c…' } },
+  });
 
 // PostgreSQL has no year 0 and prints earlier moments as BC, which no ISO 8601 reader takes back.
 const YEAR_ONE = Date.parse('0001-01-01T00:00:00Z');

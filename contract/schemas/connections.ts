@@ -8,8 +8,13 @@ export const Connection = z
   .object({
     id: z.uuid(),
     platform: z.enum(['platform_a', 'platform_b']),
-    status: z.enum(['active', 'disconnected']).openapi({ description: 'active: orders sync and updates go back; disconnected: the key no longer works (see docs/connections.md).' }),
-    status_detail: z.string().nullable().openapi({ description: 'Why pushes are not flowing, when they are not (pull only, failing pushes).' }),
+    status: z.enum(['active', 'disconnected']).openapi({
+      description: 'active: orders sync and updates go back; disconnected: the key no longer works (see docs/connections.md).',
+    }),
+    status_detail: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Why pushes are not flowing, when they are not (pull only, failing pushes).' }),
     shop_url: z.string().nullable(),
     orders_synced: z.int(),
     last_order_at: z.string().nullable(),
@@ -33,9 +38,17 @@ export const Heartbeat = z
     plugin_version: z.string().max(64).optional(),
     platform_version: z.string().max(64).optional(),
     shop_name: z.string().max(255).optional(),
-    currency: z.string().regex(/^[A-Za-z]{3}$/, 'must be a 3-letter currency code').optional(),
+    currency: z
+      .string()
+      .regex(/^[A-Za-z]{3}$/, 'must be a 3-letter currency code')
+      .optional(),
     site_url: z.url().max(2000).optional(),
-    push_url: z.string().max(2000).nullable().optional().openapi({ description: 'null when the shop cannot be reached; the plugin then pulls. Same address rules as webhooks.' }),
+    push_url: z
+      .string()
+      .max(2000)
+      .nullable()
+      .optional()
+      .openapi({ description: 'null when the shop cannot be reached; the plugin then pulls. Same address rules as webhooks.' }),
   })
   .openapi('ConnectionHeartbeat');
 
@@ -55,13 +68,26 @@ export const Update = z
 
 /** Most updates one pull returns (our choice; the spec leaves it open). */
 export const MAX_PULL = 200;
-export const UpdatesQuery = z.object({ limit: z.coerce.number().int().min(1).max(MAX_PULL).default(50).openapi({ description: `1 to ${MAX_PULL}, default 50.` }) }).strict();
+export const UpdatesQuery = z
+  .object({
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_PULL)
+      .default(50)
+      .openapi({ description: `1 to ${MAX_PULL}, default 50.` }),
+  })
+  .strict();
 export const UpdateList = z.object({ updates: z.array(Update) }).openapi('UpdateList');
 
 export const UpdateAck = z
   .object({
     applied: z.array(z.string().max(64)).max(1000).default([]),
-    failed: z.array(z.object({ id: z.string().max(64), error: z.string().max(2000) })).max(1000).default([]),
+    failed: z
+      .array(z.object({ id: z.string().max(64), error: z.string().max(2000) }))
+      .max(1000)
+      .default([]),
   })
   .openapi('UpdateAck');
 export const UpdateAckResult = z.object({ acknowledged: z.int() }).openapi('UpdateAckResult');

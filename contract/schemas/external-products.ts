@@ -45,7 +45,10 @@ export const ExternalProductBatch = z
       .array(z.unknown())
       .min(1)
       .max(100)
-      .openapi({ items: { $ref: '#/components/schemas/ExternalProductInput' }, description: '1 to 100 products; each is validated on its own, so one bad product never fails the batch.' }),
+      .openapi({
+        items: { $ref: '#/components/schemas/ExternalProductInput' },
+        description: '1 to 100 products; each is validated on its own, so one bad product never fails the batch.',
+      }),
   })
   .openapi('ExternalProductBatch');
 
@@ -56,7 +59,13 @@ export const ExternalProductBatchResult = z
   .openapi('ExternalProductBatchResult');
 
 export const ExternalProductParams = z.object({
-  external_id: z.string().min(1).max(255).openapi({ param: { description: 'The product id on the connected shop.' } }),
+  external_id: z
+    .string()
+    .min(1)
+    .max(255)
+    .openapi({ param: { description: 'The product id on the connected shop.' } }),
 });
 
-export const ExternalProductDeleteResult = z.object({ external_id: z.string(), deleted: z.boolean() }).openapi('ExternalProductDeleteResult');
+export const ExternalProductDeleteResult = z
+  .object({ external_id: z.string(), deleted: z.boolean() })
+  .openapi('ExternalProductDeleteResult');

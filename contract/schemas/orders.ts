@@ -64,7 +64,10 @@ export const OrderInput = z
       .prefault({} as never),
     number: IdText.optional().openapi({ description: 'Order number a shopper sees.' }),
     status: z.string().max(64).optional().openapi({ description: 'Interpreted according to status_kind (see docs/orders.md).' }),
-    status_kind: z.enum(STATUS_KINDS).optional().openapi({ description: 'Defaults to the connection platform for a connection key, else service.' }),
+    status_kind: z
+      .enum(STATUS_KINDS)
+      .optional()
+      .openapi({ description: 'Defaults to the connection platform for a connection key, else service.' }),
     payment: z
       .object({
         status: z.enum(INPUT_PAYMENT_STATUSES).optional(),
@@ -97,7 +100,9 @@ export const OrderInput = z
     note: Text(10_000),
     tracking: z.object({ number: Text(255), courier: Text(255), url: WebUrl }).optional(),
     created_at: DateTime.optional(),
-    updated_at: DateTime.optional().openapi({ description: 'Older than the copy the service holds means the input is ignored (action unchanged).' }),
+    updated_at: DateTime.optional().openapi({
+      description: 'Older than the copy the service holds means the input is ignored (action unchanged).',
+    }),
     admin_url: WebUrl,
     deleted: z.boolean().optional().openapi({ description: 'true archives the copy.' }),
     test: z.boolean().optional().openapi({ description: 'true means the order is skipped.' }),
@@ -127,7 +132,16 @@ export const Order = z
     }),
     totals: z.object({ total: z.number(), discount: z.number(), shipping: z.number(), cod_fee: z.number() }),
     currency: z.string(),
-    customer: z.object({ name: z.string(), email: Nullable, phone: Nullable, address: Nullable, city: Nullable, state: Nullable, postcode: Nullable, country: Nullable }),
+    customer: z.object({
+      name: z.string(),
+      email: Nullable,
+      phone: Nullable,
+      address: Nullable,
+      city: Nullable,
+      state: Nullable,
+      postcode: Nullable,
+      country: Nullable,
+    }),
     items: z.array(
       z.object({
         name: z.string(),
@@ -170,7 +184,10 @@ export const BatchBody = z
       .array(z.unknown())
       .min(1)
       .max(50)
-      .openapi({ items: { $ref: '#/components/schemas/OrderInput' }, description: '1 to 50 order inputs; each is validated on its own, so one bad order never fails the batch.' }),
+      .openapi({
+        items: { $ref: '#/components/schemas/OrderInput' },
+        description: '1 to 50 order inputs; each is validated on its own, so one bad order never fails the batch.',
+      }),
     backfill: z.boolean().default(false).openapi({ description: 'true: no webhook, mobile push or chat message for these orders.' }),
   })
   .openapi('OrderBatch');
@@ -198,7 +215,10 @@ export const OrderPatch = z
         number: z.string().max(255).optional(),
         courier: z.string().max(255).optional(),
         // Only web addresses: the tracking page links to it, and a javascript: URL there would run.
-        url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2000).optional(),
+        url: z
+          .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+          .max(2000)
+          .optional(),
       })
       .optional(),
     comment: z.string().max(5000).optional(),

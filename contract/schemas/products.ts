@@ -23,7 +23,9 @@ export const Product = z
     description: z.string(),
     price: z.number().openapi({ description: 'The price the storefront shows, in the store currency.', example: 19.99 }),
     compare_at_price: z.number().nullable(),
-    delivery_fee: z.number().nullable().openapi({ description: "null: the store's standard fee applies; 0: free shipping. An order pays one fee, the highest among its products." }),
+    delivery_fee: z.number().nullable().openapi({
+      description: "null: the store's standard fee applies; 0: free shipping. An order pays one fee, the highest among its products.",
+    }),
     currency: z.string().openapi({ description: 'The store currency.' }),
     image_url: z.string().nullable(),
     images: z.array(z.string()),
@@ -31,7 +33,10 @@ export const Product = z
     categories: z.array(z.string()),
     type: z.enum(PRODUCT_TYPES).openapi({ description: typeWords }),
     in_stock: z.boolean().openapi({ description: 'Without variants: stock null or above 0. With variants: any variant so.' }),
-    stock: z.number().nullable().openapi({ description: 'null means unlimited; with variants, the sum of theirs (null when any is unlimited).' }),
+    stock: z
+      .number()
+      .nullable()
+      .openapi({ description: 'null means unlimited; with variants, the sum of theirs (null when any is unlimited).' }),
     variants: z.array(Variant),
     url: z.url().openapi({ description: 'The product page on the storefront.' }),
   })
@@ -39,7 +44,9 @@ export const Product = z
 export type Product = z.input<typeof Product>;
 
 export const ProductEnvelope = z.object({ product: Product }).openapi('ProductEnvelope');
-export const ProductList = z.object({ data: z.array(Product), has_more: z.boolean(), next_cursor: z.string().nullable() }).openapi('ProductList');
+export const ProductList = z
+  .object({ data: z.array(Product), has_more: z.boolean(), next_cursor: z.string().nullable() })
+  .openapi('ProductList');
 export const CategoryList = z.object({ data: z.array(z.string()) }).openapi('CategoryList');
 
 export const ProductListQuery = z

@@ -4,7 +4,12 @@ import { DateTime } from './common.js';
 
 export const TrackingQuery = z
   .object({
-    order: z.string().trim().min(1).max(255).openapi({ description: 'The order number the shopper sees; a leading # is optional.', example: '1042' }),
+    order: z
+      .string()
+      .trim()
+      .min(1)
+      .max(255)
+      .openapi({ description: 'The order number the shopper sees; a leading # is optional.', example: '1042' }),
     contact: z
       .string()
       .max(320)

@@ -5,7 +5,10 @@ export const WebhookEvent = z.enum([...ORDER_EVENT_TYPES, '*']).openapi('Webhook
 
 export const WebhookCreate = z
   .object({
-    url: z.string().max(2000).openapi({ description: 'A public https address. Checked when registered and again before every delivery.', example: 'https://shop.example/hooks/store-commerce' }),
+    url: z.string().max(2000).openapi({
+      description: 'A public https address. Checked when registered and again before every delivery.',
+      example: 'https://shop.example/hooks/store-commerce',
+    }),
     events: z
       .array(WebhookEvent)
       .min(1)

@@ -16,7 +16,10 @@ const StoreSchema = defineEntity({
     /** Charged when a product's delivery_fee is null. */
     standardDeliveryFee: p.decimal('string'),
     createdAt: p.datetime().defaultRaw('now()'),
-    updatedAt: p.datetime().defaultRaw('now()').onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onUpdate(() => new Date()),
   },
 });
 

@@ -15,7 +15,9 @@ export class Migration20261122000200 extends Migration {
       updated_at timestamptz not null default now()
     )`);
     this.addSql(`create index connections_store_id_index on connections (store_id)`);
-    this.addSql(`alter table api_keys add constraint api_keys_connection_id_foreign foreign key (connection_id) references connections (id) on delete cascade`);
+    this.addSql(
+      `alter table api_keys add constraint api_keys_connection_id_foreign foreign key (connection_id) references connections (id) on delete cascade`,
+    );
 
     this.addSql(`create table orders (
       id uuid primary key,
@@ -67,7 +69,9 @@ export class Migration20261122000200 extends Migration {
       version integer not null default 1
     )`);
     // External ids are unique per origin: the API, or each connected shop on its own.
-    this.addSql(`create unique index orders_origin_external_id_unique on orders (store_id, origin, external_id) where external_id is not null`);
+    this.addSql(
+      `create unique index orders_origin_external_id_unique on orders (store_id, origin, external_id) where external_id is not null`,
+    );
     // Keyset pages, newest first, with and without archived orders, and by status.
     this.addSql(`create index orders_page_index on orders (store_id, created_at desc, id desc)`);
     this.addSql(`create index orders_live_page_index on orders (store_id, created_at desc, id desc) where not archived`);

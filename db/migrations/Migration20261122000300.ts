@@ -35,7 +35,9 @@ export class Migration20261122000300 extends Migration {
       finished_at timestamptz null
     )`);
     // One first attempt per event and endpoint, whatever retries or duplicate hand-offs happen.
-    this.addSql(`create unique index webhook_deliveries_first_unique on webhook_deliveries (event_id, endpoint_id) where replay_of is null`);
+    this.addSql(
+      `create unique index webhook_deliveries_first_unique on webhook_deliveries (event_id, endpoint_id) where replay_of is null`,
+    );
     this.addSql(`create index webhook_deliveries_order_index on webhook_deliveries (order_id, status)`);
     this.addSql(`create index webhook_deliveries_store_index on webhook_deliveries (store_id, created_at desc)`);
   }

@@ -58,7 +58,9 @@ export class Migration20261122000600 extends Migration {
       updated_at timestamptz not null default now(),
       acked_at timestamptz null
     )`);
-    this.addSql(`create index connection_updates_waiting_index on connection_updates (connection_id, created_at, id) where state = 'waiting'`);
+    this.addSql(
+      `create index connection_updates_waiting_index on connection_updates (connection_id, created_at, id) where state = 'waiting'`,
+    );
     this.addSql(`create index connection_updates_order_index on connection_updates (order_id) where state = 'waiting'`);
     // orders_synced and last_order_at are read from the orders themselves, so they are always true.
     this.addSql(`create index orders_connection_index on orders (connection_id, created_at) where connection_id is not null`);

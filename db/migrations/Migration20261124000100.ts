@@ -14,8 +14,14 @@ export class Migration20261124000100 extends Migration {
       workflow_id text primary key,
       active_until timestamptz not null default '-infinity'
     )`);
-    this.addSql(`create index order_events_undispatched_index on order_events (store_id, created_at, id) where dispatched_at is null and not backfill`);
-    this.addSql(`create index webhook_deliveries_pending_index on webhook_deliveries (store_id, created_at) where status = 'pending' and replay_of is null`);
-    this.addSql(`alter table webhook_deliveries add column workflow_id text null, add column run_id text null, add column activity_id text null`);
+    this.addSql(
+      `create index order_events_undispatched_index on order_events (store_id, created_at, id) where dispatched_at is null and not backfill`,
+    );
+    this.addSql(
+      `create index webhook_deliveries_pending_index on webhook_deliveries (store_id, created_at) where status = 'pending' and replay_of is null`,
+    );
+    this.addSql(
+      `alter table webhook_deliveries add column workflow_id text null, add column run_id text null, add column activity_id text null`,
+    );
   }
 }

@@ -40,7 +40,8 @@ export const integer = () => new Column<number, false>('integer', false, false);
 /** pg hands int8 back as text: it may not fit a double. */
 export const bigint = () => new Column<string, false>('bigint', false, false);
 /** pg hands numeric back as text, exact. */
-export const numeric = (precision: number, scale: number) => new Column<string, false>('numeric', false, false, undefined, [precision, scale]);
+export const numeric = (precision: number, scale: number) =>
+  new Column<string, false>('numeric', false, false, undefined, [precision, scale]);
 export const jsonb = <T>() => new Column<T, false>('jsonb', false, false);
 /** A Date from pg's own parser, the text PostgreSQL printed from em.execute: new Date(value) reads both. */
 export const timestamptz = () => new Column<Date | string, false>('timestamptz', false, false);
@@ -57,12 +58,17 @@ export interface Table<C extends Columns = Columns> {
 export const table = <C extends Columns>(name: string, columns: C): Table<C> => ({ name, columns });
 
 /** A row of the table as PostgreSQL hands it back. */
-export type RowOf<T extends Table> = { [K in keyof T['columns']]: T['columns'][K] extends Column<infer V, infer N> ? (N extends true ? V | null : V) : never };
+export type RowOf<T extends Table> = {
+  [K in keyof T['columns']]: T['columns'][K] extends Column<infer V, infer N> ? (N extends true ? V | null : V) : never;
+};
 
 export type ColumnName<T extends Table> = keyof T['columns'] & string;
 
 /** Every column of the table but these, in declaration order. */
-export function columnsExcept<T extends Table, const X extends readonly ColumnName<T>[]>(t: T, except: X): Exclude<ColumnName<T>, X[number]>[] {
+export function columnsExcept<T extends Table, const X extends readonly ColumnName<T>[]>(
+  t: T,
+  except: X,
+): Exclude<ColumnName<T>, X[number]>[] {
   return Object.keys(t.columns).filter((name) => !(except as readonly string[]).includes(name)) as Exclude<ColumnName<T>, X[number]>[];
 }
 

@@ -14,7 +14,10 @@ export class ServiceClient {
   private async call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
     const response = await fetch(`${this.baseUrl}${path}`, {
       method,
-      headers: { ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       redirect: 'manual',
     });
@@ -23,11 +26,22 @@ export class ServiceClient {
 
   /** Step 4 of the connection flow: the code from svc_code for a connection key and the push signing secret. */
   exchange(code: string, siteUrl: string) {
-    return this.call<{ api_key: string; webhook_secret: string; connection_id: string; store: { id: string; name: string } }>('POST', '/connect/exchange', { code, site_url: siteUrl });
+    return this.call<{ api_key: string; webhook_secret: string; connection_id: string; store: { id: string; name: string } }>(
+      'POST',
+      '/connect/exchange',
+      { code, site_url: siteUrl },
+    );
   }
 
   /** Step 5, and then regularly: versions, site_url and push_url (null when the shop cannot be reached). */
-  heartbeat(beat: { plugin_version: string; platform_version: string; site_url: string; push_url: string | null; shop_name?: string; currency?: string }) {
+  heartbeat(beat: {
+    plugin_version: string;
+    platform_version: string;
+    site_url: string;
+    push_url: string | null;
+    shop_name?: string;
+    currency?: string;
+  }) {
     return this.call<{ connection: { id: string; status: string }; error?: { code: string } }>('PUT', '/connection', beat);
   }
 

@@ -43,7 +43,14 @@ export class ReferencePlugin {
   connectUrl(returnUrl: string): string {
     const state = randomBytes(16).toString('hex');
     this.states.set(state, Date.now() + STATE_TTL_MS);
-    const query = new URLSearchParams({ site_url: this.options.siteUrl, return_url: returnUrl, state, name: 'Reference shop', currency: 'USD', v: this.options.pluginVersion ?? '1.0.0' });
+    const query = new URLSearchParams({
+      site_url: this.options.siteUrl,
+      return_url: returnUrl,
+      state,
+      name: 'Reference shop',
+      currency: 'USD',
+      v: this.options.pluginVersion ?? '1.0.0',
+    });
     return `${this.options.serviceUrl}/connect/${this.options.platform}?${query}`;
   }
 
@@ -83,7 +90,12 @@ export class ReferencePlugin {
 
   /** Step 5 and regular heartbeats. */
   heartbeat(pushUrl: string | null) {
-    return this.client.heartbeat({ plugin_version: this.options.pluginVersion ?? '1.0.0', platform_version: '9.1', site_url: this.options.siteUrl, push_url: pushUrl });
+    return this.client.heartbeat({
+      plugin_version: this.options.pluginVersion ?? '1.0.0',
+      platform_version: '9.1',
+      site_url: this.options.siteUrl,
+      push_url: pushUrl,
+    });
   }
 
   /** Handles one push: verify, apply each update once, reply with applied and failed. */

@@ -10,11 +10,17 @@ export type PushCheck = { ok: true } | { ok: false; reason: string };
  * X-Service-Signature equals sha256= + hex HMAC-SHA256(webhook_secret, timestamp + "." + raw body),
  * compared in constant time. Pass the raw body exactly as received (never a re-serialised object).
  */
-export function verifyPush(headers: Record<string, string | string[] | undefined>, rawBody: string, secret: string, nowSeconds = Math.floor(Date.now() / 1000)): PushCheck {
+export function verifyPush(
+  headers: Record<string, string | string[] | undefined>,
+  rawBody: string,
+  secret: string,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): PushCheck {
   const timestamp = single(headers['x-service-timestamp']);
   const signature = single(headers['x-service-signature']);
   if (!timestamp || !/^\d+$/.test(timestamp)) return { ok: false, reason: 'missing or malformed X-Service-Timestamp' };
-  if (Math.abs(nowSeconds - Number(timestamp)) > TIMESTAMP_TOLERANCE_SECONDS) return { ok: false, reason: 'timestamp more than 5 minutes off' };
+  if (Math.abs(nowSeconds - Number(timestamp)) > TIMESTAMP_TOLERANCE_SECONDS)
+    return { ok: false, reason: 'timestamp more than 5 minutes off' };
   if (!signature) return { ok: false, reason: 'missing X-Service-Signature' };
   const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(`${timestamp}.${rawBody}`).digest('hex')}`);
   const received = Buffer.from(signature);

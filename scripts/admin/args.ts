@@ -20,7 +20,9 @@ export function parseCommandLine(argv: readonly string[], commands: readonly Com
 
   let values: Record<string, unknown>;
   try {
-    const options = Object.fromEntries(Object.entries({ ...command.options, json: 'boolean' as const }).map(([name, type]) => [name, { type }]));
+    const options = Object.fromEntries(
+      Object.entries({ ...command.options, json: 'boolean' as const }).map(([name, type]) => [name, { type }]),
+    );
     ({ values } = parseArgs({ args: [...rest], options, strict: true, allowPositionals: false }));
   } catch (err) {
     throw new UsageError((err as Error).message, command);
@@ -44,7 +46,12 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 export const listOption = (what: string) =>
   z
     .string()
-    .transform((text) => text.split(',').map((s) => s.trim()).filter(Boolean))
+    .transform((text) =>
+      text
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
     .refine((items) => items.length > 0, `must list at least one ${what}`);
 
 /** An id option (a UUID, as every id here is). */

@@ -20,7 +20,11 @@ export async function openAdminContext(config: Config): Promise<AdminContext & {
   const databaseUrl = config.databaseUrl ?? readEmbeddedUrl(resolve(repoRoot, config.dataDir));
   if (!databaseUrl) throw new CommandError('no DATABASE_URL and no running npm start; set DATABASE_URL or start the service');
   // stdout belongs to the command's output: the ORM's messages (the migrator's included) go to stderr.
-  const orm = await MikroORM.init({ ...ormConfig({ databaseUrl, poolMax: 2 }), logger: (line: string) => process.stderr.write(`${line}\n`), colors: process.stderr.isTTY === true });
+  const orm = await MikroORM.init({
+    ...ormConfig({ databaseUrl, poolMax: 2 }),
+    logger: (line: string) => process.stderr.write(`${line}\n`),
+    colors: process.stderr.isTTY === true,
+  });
   try {
     await migrate(databaseUrl);
   } catch (err) {

@@ -7,7 +7,10 @@ export interface CommandUsage {
 
 /** A wrong command line: exit 2, with the usage of the command when it is known. */
 export class UsageError extends Error {
-  constructor(message: string, readonly command?: CommandUsage) {
+  constructor(
+    message: string,
+    readonly command?: CommandUsage,
+  ) {
     super(message);
   }
 }

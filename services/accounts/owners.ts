@@ -37,12 +37,18 @@ export async function signUp(em: EntityManager, emailText: string, password: str
 export async function checkCredentials(em: EntityManager, emailText: string, password: string): Promise<Owner | null> {
   const email = normalizeEmail(emailText);
   if (password.length > 1000) return null;
-  const [row] = await em.execute<(Owner & { password_hash: string })[]>(`select id, email, password_hash from owners where email = ?`, [email]);
+  const [row] = await em.execute<(Owner & { password_hash: string })[]>(`select id, email, password_hash from owners where email = ?`, [
+    email,
+  ]);
   if (!row) return verifyNothing(password).then(() => null);
   if (!(await verifyPassword(password, row.password_hash))) return null;
   // A hash of older, cheaper parameters is replaced now that the password is known (unless it changed meanwhile).
   if (needsRehash(row.password_hash)) {
-    await em.execute(`update owners set password_hash = ? where id = ? and password_hash = ?`, [await hashPassword(password), row.id, row.password_hash]);
+    await em.execute(`update owners set password_hash = ? where id = ? and password_hash = ?`, [
+      await hashPassword(password),
+      row.id,
+      row.password_hash,
+    ]);
   }
   return { id: row.id, email: row.email };
 }

@@ -17,8 +17,15 @@ export interface OwnerSession {
 /** Starts a session; returns the token for the cookie (only its hash is stored). Sweeps this owner's ended sessions. */
 export async function createSession(em: EntityManager, ownerId: string): Promise<{ token: string; id: string }> {
   const { token, id } = newSessionToken();
-  await em.execute(`delete from owner_sessions where owner_id = ? and (expires_at <= now() or last_seen_at <= now() - make_interval(secs => ?))`, [ownerId, SESSION_IDLE_SECONDS]);
-  await em.execute(`insert into owner_sessions (id, owner_id, expires_at) values (?, ?, now() + make_interval(secs => ?))`, [id, ownerId, SESSION_ABSOLUTE_SECONDS]);
+  await em.execute(
+    `delete from owner_sessions where owner_id = ? and (expires_at <= now() or last_seen_at <= now() - make_interval(secs => ?))`,
+    [ownerId, SESSION_IDLE_SECONDS],
+  );
+  await em.execute(`insert into owner_sessions (id, owner_id, expires_at) values (?, ?, now() + make_interval(secs => ?))`, [
+    id,
+    ownerId,
+    SESSION_ABSOLUTE_SECONDS,
+  ]);
   return { token, id };
 }
 

@@ -19,13 +19,19 @@ const COLUMNS = `s.id, s.name, s.slug, s.currency, s.mode, s.plan, s.published, 
 
 /** The stores this owner may manage, by name. */
 export async function listOwnedStores(em: EntityManager, ownerId: string): Promise<OwnedStore[]> {
-  return em.execute<OwnedStore[]>(`select ${COLUMNS} from owner_stores m join stores s on s.id = m.store_id where m.owner_id = ? order by lower(s.name), s.id`, [ownerId]);
+  return em.execute<OwnedStore[]>(
+    `select ${COLUMNS} from owner_stores m join stores s on s.id = m.store_id where m.owner_id = ? order by lower(s.name), s.id`,
+    [ownerId],
+  );
 }
 
 /** The store when this owner is a member of it; null for another owner's store, an unknown or a malformed id alike. */
 export async function findOwnedStore(em: EntityManager, ownerId: string, storeId: string): Promise<OwnedStore | null> {
   if (!isUuid(storeId)) return null;
-  const [row] = await em.execute<OwnedStore[]>(`select ${COLUMNS} from owner_stores m join stores s on s.id = m.store_id where m.owner_id = ? and m.store_id = ?`, [ownerId, storeId]);
+  const [row] = await em.execute<OwnedStore[]>(
+    `select ${COLUMNS} from owner_stores m join stores s on s.id = m.store_id where m.owner_id = ? and m.store_id = ?`,
+    [ownerId, storeId],
+  );
   return row ?? null;
 }
 

@@ -36,7 +36,12 @@ returning bucket, failures, ceil(extract(epoch from window_started_at + make_int
 export async function reserveSignIn(em: EntityManager, buckets: ThrottleBucket[]): Promise<number | null> {
   const w = THROTTLE.windowSeconds;
   await sweep(em);
-  const rows = await em.execute<{ bucket: string; failures: number; left: number }[]>(RESERVE, [textArray(buckets.map((b) => b.bucket)), w, w, w]);
+  const rows = await em.execute<{ bucket: string; failures: number; left: number }[]>(RESERVE, [
+    textArray(buckets.map((b) => b.bucket)),
+    w,
+    w,
+    w,
+  ]);
   const over = rows.filter((r) => r.failures > buckets.find((b) => b.bucket === r.bucket)!.limit);
   return over.length ? Math.max(1, ...over.map((r) => r.left)) : null;
 }

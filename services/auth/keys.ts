@@ -107,6 +107,10 @@ export async function countAnonymous(em: EntityManager, ip: string): Promise<{ c
 export async function isKnownOrigin(em: EntityManager, origin: string): Promise<boolean> {
   const rows = await em
     .getConnection()
-    .execute<unknown[]>(`select 1 from api_keys where kind = 'publishable' and revoked_at is null and origins @> array[?::text] limit 1`, [origin], 'all');
+    .execute<unknown[]>(
+      `select 1 from api_keys where kind = 'publishable' and revoked_at is null and origins @> array[?::text] limit 1`,
+      [origin],
+      'all',
+    );
   return rows.length > 0;
 }

@@ -21,13 +21,20 @@ const ImageUrl = z
   .string()
   .max(100_000)
   .refine((u) => /^https?:\/\/[^\s]+$/i.test(u) || /^data:image\/[a-z+.-]+[;,]/i.test(u), 'must be an http(s) URL or a data:image URL');
-const Name = z.string().max(200).transform((s) => cleanText(s) ?? '');
+const Name = z
+  .string()
+  .max(200)
+  .transform((s) => cleanText(s) ?? '');
 const Stock = z.int().min(0).max(1_000_000_000).nullish();
 
 /** A product as an operator gives it (CLI, JSON import, demo data). */
 export const NewProduct = z
   .object({
-    name: z.string().max(500).transform((s) => cleanText(s) ?? '').refine((s) => s !== '', 'must not be empty'),
+    name: z
+      .string()
+      .max(500)
+      .transform((s) => cleanText(s) ?? '')
+      .refine((s) => s !== '', 'must not be empty'),
     description: z.string().max(100_000).nullish(),
     price: Money,
     compare_at_price: Money.nullish(),
@@ -40,7 +47,14 @@ export const NewProduct = z
     stock: Stock,
     sku: z.string().max(255).nullish(),
     variants: z
-      .array(z.object({ options: z.record(Name, Name).refine((o) => Object.keys(o).length > 0, 'must name at least one option'), price: Money.optional(), stock: Stock, sku: z.string().max(255).nullish() }))
+      .array(
+        z.object({
+          options: z.record(Name, Name).refine((o) => Object.keys(o).length > 0, 'must name at least one option'),
+          price: Money.optional(),
+          stock: Stock,
+          sku: z.string().max(255).nullish(),
+        }),
+      )
       .max(100)
       .default([])
       .refine((v) => duplicateVariant(v) < 0, 'has two variants with the same options'),
@@ -68,7 +82,12 @@ function toRow(storeId: string, p: NewProduct) {
     type: p.type,
     // With variants the stock is counted per variant.
     stock: p.variants.length ? null : (p.stock ?? null),
-    variants: p.variants.map((v) => ({ options: v.options, price: toNumericString(v.price ?? p.price), stock: v.stock ?? null, sku: cleanText(v.sku) ?? null })),
+    variants: p.variants.map((v) => ({
+      options: v.options,
+      price: toNumericString(v.price ?? p.price),
+      stock: v.stock ?? null,
+      sku: cleanText(v.sku) ?? null,
+    })),
     sku: cleanText(p.sku) ?? null,
     archived: p.archived,
   };

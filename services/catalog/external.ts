@@ -67,7 +67,9 @@ export async function upsertExternalProducts(em: EntityManager, sender: External
     `insert into external_products as p (connection_id, store_id, ${NAMES.join(', ')})
      select ?::uuid, ?::uuid, ${NAMES.map((n) => `x.${n}`).join(', ')} from jsonb_to_recordset(?::jsonb) as x(${COLUMNS})
      on conflict (connection_id, external_id) do update set
-       ${NAMES.filter((n) => n !== 'external_id').map((n) => `${n} = excluded.${n}`).join(', ')}, updated_at = now()
+       ${NAMES.filter((n) => n !== 'external_id')
+         .map((n) => `${n} = excluded.${n}`)
+         .join(', ')}, updated_at = now()
      where excluded.source_updated_at is null or p.source_updated_at is null or excluded.source_updated_at >= p.source_updated_at`,
     [sender.connectionId, sender.storeId, JSON.stringify(sorted)],
   );

@@ -49,7 +49,14 @@ export async function listProducts(em: EntityManager, store: StoreFacts, filter:
     where.push('categories @> array[?]::text[]');
     params.push(filter.category);
   }
-  const page = await keysetPage<ProductRow>(em, { table: 'products', columns: PRODUCT_COLUMNS, where, params, cursor: filter.cursor, limit: filter.limit });
+  const page = await keysetPage<ProductRow>(em, {
+    table: 'products',
+    columns: PRODUCT_COLUMNS,
+    where,
+    params,
+    cursor: filter.cursor,
+    limit: filter.limit,
+  });
   return { data: page.rows.map((row) => presentProduct(row, store, publicUrl)), has_more: page.hasMore, next_cursor: page.nextCursor };
 }
 

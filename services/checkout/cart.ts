@@ -8,7 +8,12 @@ import { textArray } from '../../db/sql-array.js';
  * The store's products named by the lines, keyed by id (another store's ids are simply absent). With
  * lock, the rows are locked in id order, so two carts sharing products can never deadlock.
  */
-export async function loadCartProducts(em: EntityManager, storeId: string, lines: readonly CartLine[], lock = false): Promise<Map<string, CartProduct>> {
+export async function loadCartProducts(
+  em: EntityManager,
+  storeId: string,
+  lines: readonly CartLine[],
+  lock = false,
+): Promise<Map<string, CartProduct>> {
   const ids = [...new Set(lines.map((l) => l.product_id))];
   const rows = await em.execute<ProductRow[]>(
     `select * from products where store_id = ? and id = any(?::uuid[]) order by id${lock ? ' for update' : ''}`,

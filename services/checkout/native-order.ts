@@ -20,8 +20,28 @@ export const nativeOrderNumber = (n: number | string) => `N-${n}`;
 // The columns a native order fills; the others keep their defaults (no external id or connection, no
 // discount or COD fee, not archived) or stay null.
 const NATIVE_COLUMNS = [
-  'id', 'store_id', 'origin', 'source', 'order_number', 'status', 'payment_method', 'payment_status', 'is_cod', 'total', 'shipping', 'currency',
-  'customer_name', 'customer_phone', 'customer_phone_key', 'customer_address', 'customer_city', 'customer_country', 'items', 'note', 'risk', 'content_hash',
+  'id',
+  'store_id',
+  'origin',
+  'source',
+  'order_number',
+  'status',
+  'payment_method',
+  'payment_status',
+  'is_cod',
+  'total',
+  'shipping',
+  'currency',
+  'customer_name',
+  'customer_phone',
+  'customer_phone_key',
+  'customer_address',
+  'customer_city',
+  'customer_country',
+  'items',
+  'note',
+  'risk',
+  'content_hash',
 ] as const satisfies readonly ColumnName<typeof ORDERS>[];
 type NativeOrderRow = Pick<OrderRow, (typeof NATIVE_COLUMNS)[number]>;
 
@@ -34,7 +54,13 @@ const INSERT_NATIVE = `insert into orders (${NATIVE_COLUMNS.join(', ')})
  * counter, cash on delivery, status pending, exact totals (lines + the single delivery fee), the COD risk
  * flags, its status history line and its order.created event (handed to Temporal through the outbox).
  */
-export async function createNativeOrder(tx: EntityManager, store: StoreFacts, cart: PricedCart, shopper: Shopper, publicUrl: string): Promise<OrderRow> {
+export async function createNativeOrder(
+  tx: EntityManager,
+  store: StoreFacts,
+  cart: PricedCart,
+  shopper: Shopper,
+  publicUrl: string,
+): Promise<OrderRow> {
   const [counter] = await tx.execute<{ n: string }[]>(
     `update stores set next_order_number = next_order_number + 1 where id = ? returning (next_order_number - 1)::text as n`,
     [store.id],
@@ -94,6 +120,8 @@ export async function createNativeOrder(tx: EntityManager, store: StoreFacts, ca
   const [written] = await tx.execute<OrderRow[]>(INSERT_NATIVE, [JSON.stringify(row)]);
   const order = presentOrder(written!, publicUrl);
   await recordStatusHistory(tx, [{ orderId: written!.id, status: written!.status, comment: null, actor: CHECKOUT_ACTOR }]);
-  await recordOrderEvents(tx, [{ storeId: store.id, order, type: 'order.created', backfill: false, actor: CHECKOUT_ACTOR, connectionId: null }]);
+  await recordOrderEvents(tx, [
+    { storeId: store.id, order, type: 'order.created', backfill: false, actor: CHECKOUT_ACTOR, connectionId: null },
+  ]);
   return written!;
 }

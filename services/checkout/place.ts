@@ -66,7 +66,10 @@ export async function placeCartOrder(
   }
   if (outcome) return outcome;
   // Not claimable: already used (a double submit, possibly racing this one) or expired. Read what committed.
-  const [row] = await em.execute<{ status: string; order_id: string | null }[]>(`select status, order_id from checkout_sessions where id = ?`, [session.id]);
+  const [row] = await em.execute<{ status: string; order_id: string | null }[]>(
+    `select status, order_id from checkout_sessions where id = ?`,
+    [session.id],
+  );
   return row?.status === 'used' ? { kind: 'used', orderId: row.order_id } : { kind: 'expired' };
 }
 
@@ -77,7 +80,10 @@ async function takeStock(tx: EntityManager, cart: PricedCart): Promise<void> {
     const product = before.get(productId)!;
     const updated =
       product.variants.length > 0
-        ? await tx.execute(`update products set variants = ?::jsonb, updated_at = now() where id = ? returning id`, [JSON.stringify(storedVariants(after.variants)), productId])
+        ? await tx.execute(`update products set variants = ?::jsonb, updated_at = now() where id = ? returning id`, [
+            JSON.stringify(storedVariants(after.variants)),
+            productId,
+          ])
         : await tx.execute(`update products set stock = stock - ?, updated_at = now() where id = ? and stock >= ? returning id`, [
             product.stock! - after.stock!,
             productId,

@@ -45,7 +45,14 @@ export async function findCartSession(em: EntityManager, token: string): Promise
   const state = row.status === 'used' ? 'used' : row.status === 'expired' || row.past_expiry ? 'expired' : 'open';
   return {
     id: row.id,
-    store: { id: row.store_id, name: row.store_name, slug: row.slug, currency: row.currency, published: row.published, standard_delivery_fee: row.standard_delivery_fee },
+    store: {
+      id: row.store_id,
+      name: row.store_name,
+      slug: row.slug,
+      currency: row.currency,
+      published: row.published,
+      standard_delivery_fee: row.standard_delivery_fee,
+    },
     state,
     lines: row.lines,
     returnUrl: row.return_url,

@@ -40,8 +40,13 @@ export async function createCheckoutSession(
 ): Promise<{ url: string; token: string; expires_at: string }> {
   checkReturnUrl(principal, body.return_url);
   const store = callerStore(principal);
-  const lines: CartLine[] = body.items.map((i) => ({ product_id: i.product_id.toLowerCase(), quantity: i.quantity, variant: i.variant ?? null }));
-  if (!store.published) throw new ApiError('unprocessable', 'items.0.product_id: this store is not published, so it sells nothing.', 'items.0.product_id');
+  const lines: CartLine[] = body.items.map((i) => ({
+    product_id: i.product_id.toLowerCase(),
+    quantity: i.quantity,
+    variant: i.variant ?? null,
+  }));
+  if (!store.published)
+    throw new ApiError('unprocessable', 'items.0.product_id: this store is not published, so it sells nothing.', 'items.0.product_id');
   const cart = await priceLines(em, store, lines);
   const problem = cart.problems[0];
   if (problem) {

@@ -33,7 +33,10 @@ export async function connectionAllowance(em: EntityManager, storeId: string, lo
 
 /** 409 conflict for a store at its plan's limit of connected shops: the owner must disconnect one or upgrade. */
 export function planLimitReached(allowance: { plan: StorePlan; active: number; limit: number }): ApiError {
-  return new ApiError('conflict', `This store already has ${allowance.active} connected shop(s), the most its ${allowance.plan} plan allows (${allowance.limit}).`);
+  return new ApiError(
+    'conflict',
+    `This store already has ${allowance.active} connected shop(s), the most its ${allowance.plan} plan allows (${allowance.limit}).`,
+  );
 }
 
 /**
@@ -55,7 +58,17 @@ export async function approveConnection(
     const [row] = await tx.execute<{ expires_at: Date }[]>(
       `insert into connect_codes (id, code_hash, store_id, platform, site_host, site_url, shop_name, currency, expires_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, now() + make_interval(secs => ?)) returning expires_at`,
-      [codeId, hashCode(code), input.storeId, input.platform, host, input.siteUrl, input.shopName ?? null, input.currency ?? null, input.ttlSeconds],
+      [
+        codeId,
+        hashCode(code),
+        input.storeId,
+        input.platform,
+        host,
+        input.siteUrl,
+        input.shopName ?? null,
+        input.currency ?? null,
+        input.ttlSeconds,
+      ],
     );
     await enqueueHandOffs(tx, [
       startWorkflow(workflows.connectCode, {
@@ -79,15 +92,25 @@ export async function exchangeCode(em: EntityManager, input: { code: string; sit
   const host = shopHost(input.siteUrl);
   if (!host) throw refuse('site_url must be the shop’s http(s) address.', 'site_url');
   return em.transactional(async (tx) => {
-    const [code] = await tx.execute<{ id: string; store_id: string; platform: Platform; site_url: string; shop_name: string | null; currency: string | null }[]>(
+    const [code] = await tx.execute<
+      { id: string; store_id: string; platform: Platform; site_url: string; shop_name: string | null; currency: string | null }[]
+    >(
       `update connect_codes set used_at = now()
        where code_hash = ? and used_at is null and expired_at is null and expires_at > now() and site_host = ?
        returning id, store_id, platform, site_url, shop_name, currency`,
       [hashCode(input.code), host],
     );
     if (!code) throw refuse('This code is unknown, already used, expired, or was issued for another shop address.', 'code');
-    if ((await connectionAllowance(tx, code.store_id, true)).full) throw refuse('This store has reached its plan’s limit of connected shops.');
-    const created = await createConnection(tx, { storeId: code.store_id, platform: code.platform, siteUrl: code.site_url, shopName: code.shop_name, currency: code.currency, secretsKey: input.secretsKey });
+    if ((await connectionAllowance(tx, code.store_id, true)).full)
+      throw refuse('This store has reached its plan’s limit of connected shops.');
+    const created = await createConnection(tx, {
+      storeId: code.store_id,
+      platform: code.platform,
+      siteUrl: code.site_url,
+      shopName: code.shop_name,
+      currency: code.currency,
+      secretsKey: input.secretsKey,
+    });
     const connectionId = created.connection_id;
     await tx.execute(`update connect_codes set connection_id = ? where id = ?`, [connectionId, code.id]);
     await enqueueHandOffs(tx, [
@@ -118,7 +141,17 @@ export async function createConnection(
   await tx.execute(
     `insert into connections (id, store_id, platform, status, shop_url, shop_host, site_url, shop_name, currency, webhook_secret_sealed)
      values (?, ?, ?, 'active', ?, ?, ?, ?, ?, ?)`,
-    [connectionId, input.storeId, input.platform, input.siteUrl, host, input.siteUrl, input.shopName ?? null, input.currency ?? null, sealSecret(input.secretsKey, webhookSecret)],
+    [
+      connectionId,
+      input.storeId,
+      input.platform,
+      input.siteUrl,
+      host,
+      input.siteUrl,
+      input.shopName ?? null,
+      input.currency ?? null,
+      sealSecret(input.secretsKey, webhookSecret),
+    ],
   );
   const { plain } = await createKey(tx, input.storeId, { kind: 'secret', connectionId, label: `${input.platform} plugin at ${host}` });
   return { api_key: plain, webhook_secret: webhookSecret, connection_id: connectionId };
@@ -126,6 +159,9 @@ export async function createConnection(
 
 /** Marks a code expired when its time is up and it was not used (the code workflow's timer calls this). */
 export async function expireCode(em: EntityManager, codeId: string): Promise<boolean> {
-  const rows = await em.execute<{ id: string }[]>(`update connect_codes set expired_at = now() where id = ? and used_at is null and expired_at is null returning id`, [codeId]);
+  const rows = await em.execute<{ id: string }[]>(
+    `update connect_codes set expired_at = now() where id = ? and used_at is null and expired_at is null returning id`,
+    [codeId],
+  );
   return rows.length > 0;
 }

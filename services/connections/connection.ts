@@ -18,13 +18,22 @@ export interface Heartbeat {
  * Records a plugin heartbeat. A site_url on another host than the connected one is 409 and changes
  * nothing (a staging copy must not feed the live store); a push_url must pass the webhook address rules.
  */
-export async function recordHeartbeat(em: EntityManager, connectionId: string, beat: Heartbeat, opts: { policy: TargetPolicy; resolve: Resolver }): Promise<ConnectionRow> {
+export async function recordHeartbeat(
+  em: EntityManager,
+  connectionId: string,
+  beat: Heartbeat,
+  opts: { policy: TargetPolicy; resolve: Resolver },
+): Promise<ConnectionRow> {
   const current = (await findConnection(em, connectionId))!;
   if (beat.site_url !== undefined) {
     const host = shopHost(beat.site_url);
     if (!host) throw new ApiError('invalid_request', 'site_url must be an http(s) address.', 'site_url');
     if (current.shop_host && host !== current.shop_host) {
-      throw new ApiError('conflict', `This connection belongs to ${current.shop_host}, not ${host}; pause this copy of the shop (a staging site?) or connect it separately.`, 'site_url');
+      throw new ApiError(
+        'conflict',
+        `This connection belongs to ${current.shop_host}, not ${host}; pause this copy of the shop (a staging site?) or connect it separately.`,
+        'site_url',
+      );
     }
   }
   if (beat.push_url) {
@@ -58,7 +67,10 @@ export async function recordHeartbeat(em: EntityManager, connectionId: string, b
 /** Disconnects: the connection's keys stop working from the next request, pushes stop, copied orders stay. */
 export async function disconnect(em: EntityManager, connectionId: string): Promise<void> {
   await em.transactional(async (tx) => {
-    await tx.execute(`update connections set status = 'disconnected', disconnected_at = now(), status_detail = 'disconnected by the plugin', updated_at = now() where id = ?`, [connectionId]);
+    await tx.execute(
+      `update connections set status = 'disconnected', disconnected_at = now(), status_detail = 'disconnected by the plugin', updated_at = now() where id = ?`,
+      [connectionId],
+    );
     await tx.execute(`update api_keys set revoked_at = coalesce(revoked_at, now()) where connection_id = ?`, [connectionId]);
   });
 }

@@ -23,7 +23,9 @@ export interface ConnectionRow {
 
 /** The connected store as the plugin sees it. */
 export async function connectedStore(em: EntityManager, storeId: string, publicUrl: string) {
-  const [store] = await em.execute<{ id: string; name: string; slug: string }[]>(`select id, name, slug from stores where id = ?`, [storeId]);
+  const [store] = await em.execute<{ id: string; name: string; slug: string }[]>(`select id, name, slug from stores where id = ?`, [
+    storeId,
+  ]);
   return {
     id: store!.id,
     name: store!.name,

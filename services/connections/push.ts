@@ -30,8 +30,10 @@ export async function pushDueUpdates(
   opts: { secretsKey: Buffer; timeoutMs: number; policy: TargetPolicy; resolve?: Resolver },
 ): Promise<PushOutcome> {
   const connection = await findConnection(em, connectionId);
-  if (!connection || connection.status !== 'active') return { stopped: 'disconnected', sent: 0, acknowledged: 0, more: false, nextPushInMs: null };
-  if (!connection.push_url || !connection.webhook_secret_sealed) return { stopped: 'pull_only', sent: 0, acknowledged: 0, more: false, nextPushInMs: null };
+  if (!connection || connection.status !== 'active')
+    return { stopped: 'disconnected', sent: 0, acknowledged: 0, more: false, nextPushInMs: null };
+  if (!connection.push_url || !connection.webhook_secret_sealed)
+    return { stopped: 'pull_only', sent: 0, acknowledged: 0, more: false, nextPushInMs: null };
   const due = await em.execute<UpdateRow[]>(
     `select * from connection_updates where connection_id = ? and state = 'waiting' and not push_failed and next_push_at <= now()
      order by created_at, id limit ?`,

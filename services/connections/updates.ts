@@ -51,14 +51,22 @@ export function presentUpdate(row: UpdateRow) {
  */
 export async function queueConnectionUpdate(
   em: EntityManager,
-  change: { connectionId: string | null; editorConnectionId: string | null; before: { status: string; tracking: Order['tracking'] }; after: Order; comment: string | null },
+  change: {
+    connectionId: string | null;
+    editorConnectionId: string | null;
+    before: { status: string; tracking: Order['tracking'] };
+    after: Order;
+    comment: string | null;
+  },
 ): Promise<string | null> {
   const { after, before } = change;
   if (!change.connectionId || change.editorConnectionId === change.connectionId || !after.external_id) return null;
   const statusMoved = after.status !== before.status && UPDATE_STATUSES.has(after.status);
   const trackingChanged = (['number', 'courier', 'url'] as const).some((k) => after.tracking[k] !== before.tracking[k]);
   if (!statusMoved && !trackingChanged) return null;
-  await em.execute(`update connection_updates set state = 'superseded', updated_at = now() where order_id = ? and state = 'waiting'`, [after.id]);
+  await em.execute(`update connection_updates set state = 'superseded', updated_at = now() where order_id = ? and state = 'waiting'`, [
+    after.id,
+  ]);
   const id = randomUUID();
   await em.execute(
     `insert into connection_updates (id, connection_id, order_id, external_id, number, status, tracking, tracking_page_url, comment)
@@ -107,7 +115,11 @@ export async function waitingUpdates(em: EntityManager, connectionId: string, li
 }
 
 /** Acknowledges updates; counts only ids of this connection that were waiting. Acknowledged ones are never sent again. */
-export async function acknowledge(em: EntityManager, connectionId: string, ack: { applied: string[]; failed: { id: string; error: string }[] }): Promise<number> {
+export async function acknowledge(
+  em: EntityManager,
+  connectionId: string,
+  ack: { applied: string[]; failed: { id: string; error: string }[] },
+): Promise<number> {
   const rows = [
     ...ack.applied.filter(isUuid).map((id) => ({ id, state: 'applied', error: null as string | null })),
     ...ack.failed.filter((f) => isUuid(f.id)).map((f) => ({ id: f.id, state: 'failed', error: f.error.slice(0, 500) })),

@@ -16,7 +16,10 @@ export async function revokeStoreKey(em: EntityManager, storeId: string, keyId: 
 /** Sends a delivery of this store again ("send again"); null when it is another store's, unknown, or its endpoint is gone. */
 export async function replayStoreDelivery(em: EntityManager, storeId: string, deliveryId: string) {
   if (!isUuid(deliveryId)) return null;
-  const [row] = await em.execute<{ id: string }[]>(`select id from webhook_deliveries where id = ? and store_id = ?`, [deliveryId, storeId]);
+  const [row] = await em.execute<{ id: string }[]>(`select id from webhook_deliveries where id = ? and store_id = ?`, [
+    deliveryId,
+    storeId,
+  ]);
   return row ? replayDelivery(em, row.id) : null;
 }
 
@@ -29,7 +32,9 @@ export interface HistoryLine {
 
 /** An order's status history, oldest first (the caller has checked the order is the store's). */
 export async function statusHistory(em: EntityManager, orderId: string): Promise<HistoryLine[]> {
-  return em.execute<HistoryLine[]>(`select status, comment, actor, created_at from order_status_history where order_id = ? order by id`, [orderId]);
+  return em.execute<HistoryLine[]>(`select status, comment, actor, created_at from order_status_history where order_id = ? order by id`, [
+    orderId,
+  ]);
 }
 
 /** A few numbers for the store's overview page. */

@@ -30,7 +30,8 @@ export function parseSettings(form: URLSearchParams): StoreSettings {
   } catch {
     throw refuse('The standard delivery fee must be an amount such as 4.99.', 'standard_delivery_fee');
   }
-  if (fee < 0n || fee > toUnits('1000000')) throw refuse('The standard delivery fee must be between 0 and 1,000,000.', 'standard_delivery_fee');
+  if (fee < 0n || fee > toUnits('1000000'))
+    throw refuse('The standard delivery fee must be between 0 and 1,000,000.', 'standard_delivery_fee');
   return { name, currency, mode, plan, published: form.get('published') === 'on', standardDeliveryFee: toNumericString(fee) };
 }
 

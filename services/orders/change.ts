@@ -48,11 +48,19 @@ export async function patchOrder(em: EntityManager, editor: OrderEditor, id: str
       courier: patch.tracking?.courier === undefined ? row.tracking_courier : (cleanText(patch.tracking.courier) ?? null),
       url: patch.tracking?.url === undefined ? row.tracking_url : patch.tracking.url,
     };
-    const changed = status !== row.status || !!comment || tracking.number !== row.tracking_number || tracking.courier !== row.tracking_courier || tracking.url !== row.tracking_url;
+    const changed =
+      status !== row.status ||
+      !!comment ||
+      tracking.number !== row.tracking_number ||
+      tracking.courier !== row.tracking_courier ||
+      tracking.url !== row.tracking_url;
     // Nothing to change: no write, no event, updated_at stays (updated_since pollers see nothing new).
     if (!changed) return presentOrder(row, editor.publicUrl);
     // Cash is collected at the door: a delivered COD order is paid.
-    const payment = row.is_cod && status === 'completed' && row.payment_status === 'unpaid' ? inferPaymentStatus({ status, isCod: true }) : row.payment_status;
+    const payment =
+      row.is_cod && status === 'completed' && row.payment_status === 'unpaid'
+        ? inferPaymentStatus({ status, isCod: true })
+        : row.payment_status;
     const [updated] = await tx.execute<OrderRow[]>(
       `update orders set status = ?, status_comment = coalesce(?, status_comment), tracking_number = ?, tracking_courier = ?,
          tracking_url = ?, payment_status = ?, updated_at = now(), version = version + 1
@@ -61,7 +69,14 @@ export async function patchOrder(em: EntityManager, editor: OrderEditor, id: str
     );
     const order = presentOrder(updated!, editor.publicUrl);
     const history = status !== row.status || comment ? [{ orderId: row.id, status, comment: comment ?? null, actor: editor.actor }] : [];
-    const events = eventsForChange(row, updated!).map((type) => ({ storeId: editor.storeId, order, type, backfill: false, actor: editor.actor, connectionId: editor.connectionId }));
+    const events = eventsForChange(row, updated!).map((type) => ({
+      storeId: editor.storeId,
+      order,
+      type,
+      backfill: false,
+      actor: editor.actor,
+      connectionId: editor.connectionId,
+    }));
     await recordOrderEvents(tx, events, history);
     await queueConnectionUpdate(tx, {
       connectionId: row.connection_id,
@@ -80,9 +95,14 @@ export async function archiveOrder(em: EntityManager, editor: OrderEditor, id: s
     const row = await findOrderRow(tx, editor.storeId, id, true);
     if (!row || !mayChange(editor, row)) throw notFound('order');
     if (!row.archived) {
-      const [updated] = await tx.execute<OrderRow[]>(`update orders set archived = true, updated_at = now(), version = version + 1 where id = ? returning *`, [row.id]);
+      const [updated] = await tx.execute<OrderRow[]>(
+        `update orders set archived = true, updated_at = now(), version = version + 1 where id = ? returning *`,
+        [row.id],
+      );
       const order = presentOrder(updated!, editor.publicUrl);
-      await recordOrderEvents(tx, [{ storeId: editor.storeId, order, type: 'order.updated', backfill: false, actor: editor.actor, connectionId: editor.connectionId }]);
+      await recordOrderEvents(tx, [
+        { storeId: editor.storeId, order, type: 'order.updated', backfill: false, actor: editor.actor, connectionId: editor.connectionId },
+      ]);
     }
     return { id: row.id, archived: true as const };
   });

@@ -60,7 +60,8 @@ export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent
   );
   // The subscribed kinds, the events, the history, the lane's state, the outbox row and the NOTIFYs
   // (delivered at commit); the values bound, not inlined (a 1 MB order is not copied into the SQL text).
-  await executeBound(em,
+  await executeBound(
+    em,
     `with subscribed as (
        select coalesce(array_agg(kind), '{}') as kinds
        from webhook_endpoints, unnest(events) as kind where store_id = ? and active and deleted_at is null

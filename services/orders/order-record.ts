@@ -17,7 +17,16 @@ export const MAX_ITEMS = 200;
  * origin, source, connection) are bound apart; status_comment and tracking_status_text are PATCH's;
  * updated_at and version are the database's.
  */
-export const UPSERT_COLUMNS = columnsExcept(ORDERS, ['store_id', 'origin', 'source', 'connection_id', 'status_comment', 'tracking_status_text', 'updated_at', 'version']);
+export const UPSERT_COLUMNS = columnsExcept(ORDERS, [
+  'store_id',
+  'origin',
+  'source',
+  'connection_id',
+  'status_comment',
+  'tracking_status_text',
+  'updated_at',
+  'version',
+]);
 type UpsertColumn = (typeof UPSERT_COLUMNS)[number];
 
 /** Replaces the types of some keys of T. */
@@ -69,18 +78,16 @@ export function orderFacts(input: OrderInput, defaultKind: StatusKind): FactsRes
   const address = [cleanText(customer.address_line1), cleanText(customer.address_line2)].filter(Boolean).join(', ') || null;
   const country = cleanText(customer.country) ?? null;
   const phone = cleanText(customer.phone) ?? null;
-  const items = (input.items ?? []).slice(0, MAX_ITEMS).map(
-    (item): StoredItem => ({
-      name: cleanText(item.name) ?? '',
-      variant: cleanText(item.variant) ?? null,
-      quantity: item.quantity,
-      unit_price: money(item.unit_price)!,
-      sku: cleanText(item.sku) ?? null,
-      product_id: null,
-      external_product_id: cleanText(item.external_product_id) ?? null,
-      image_url: cleanText(item.image_url) ?? null,
-    }),
-  );
+  const items = (input.items ?? []).slice(0, MAX_ITEMS).map((item): StoredItem => ({
+    name: cleanText(item.name) ?? '',
+    variant: cleanText(item.variant) ?? null,
+    quantity: item.quantity,
+    unit_price: money(item.unit_price)!,
+    sku: cleanText(item.sku) ?? null,
+    product_id: null,
+    external_product_id: cleanText(item.external_product_id) ?? null,
+    image_url: cleanText(item.image_url) ?? null,
+  }));
   const facts: Omit<OrderFacts, 'content_hash'> = {
     external_id: cleanText(input.external_id) ?? input.external_id,
     order_number: cleanText(input.number) ?? null,
@@ -153,6 +160,7 @@ export const paymentMethod = paymentMethodOf;
 /** Why an input leaves the held copy as it is, or null when it must be applied. */
 export function unchangedReason(facts: OrderFacts, held: HeldOrder | null): 'same' | 'stale' | null {
   if (!held) return null;
-  if (facts.source_updated_at && held.source_updated_at && Date.parse(facts.source_updated_at) < new Date(held.source_updated_at).getTime()) return 'stale';
+  if (facts.source_updated_at && held.source_updated_at && Date.parse(facts.source_updated_at) < new Date(held.source_updated_at).getTime())
+    return 'stale';
   return facts.content_hash === held.content_hash ? 'same' : null;
 }

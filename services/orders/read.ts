@@ -8,7 +8,10 @@ import type { OrderRow } from '../../db/tables/orders.js';
 /** One order of this store, or null (unknown, malformed or another store's id all look the same). */
 export async function findOrderRow(em: EntityManager, storeId: string, id: string, lock = false): Promise<OrderRow | null> {
   if (!isUuid(id)) return null;
-  const rows = await em.execute<OrderRow[]>(`select * from orders where id = ? and store_id = ?${lock ? ' for update' : ''}`, [id, storeId]);
+  const rows = await em.execute<OrderRow[]>(`select * from orders where id = ? and store_id = ?${lock ? ' for update' : ''}`, [
+    id,
+    storeId,
+  ]);
   return rows[0] ?? null;
 }
 

@@ -12,8 +12,7 @@ import { byExternalIdOrder, lockAndInsertNew, phoneHistory, toRow, writeOrders }
 
 /** One input's result in a batch: its upsert result, or the mistake that kept it out (a result, not an error). */
 export type ItemOutcome =
-  | { ok: true; result: UpsertResult; externalId: string }
-  | { ok: false; externalId: string | null; message: string; param: string };
+  { ok: true; result: UpsertResult; externalId: string } | { ok: false; externalId: string | null; message: string; param: string };
 
 type Prepared = { index: number; facts: OrderFacts } | { index: number; outcome: ItemOutcome };
 
@@ -22,7 +21,12 @@ type Prepared = { index: number; facts: OrderFacts } | { index: number; outcome:
  * transaction of a fixed number of statements whatever its size; one bad input never fails the rest.
  */
 export async function upsertOrders(em: EntityManager, sender: OrderSender, inputs: unknown[], backfill = false): Promise<ItemOutcome[]> {
-  return applyPrepared(em, sender, inputs.map((raw, index) => prepare(raw, index, sender.defaultKind)), backfill);
+  return applyPrepared(
+    em,
+    sender,
+    inputs.map((raw, index) => prepare(raw, index, sender.defaultKind)),
+    backfill,
+  );
 }
 
 /** Creates or updates one order, as upsertOrders does, from an input already validated against OrderInput; a client's mistake is an ApiError. */
@@ -66,7 +70,8 @@ function prepare(raw: unknown, index: number, defaultKind: StatusKind): Prepared
 
 function prepareValid(input: OrderInput, index: number, defaultKind: StatusKind, externalId: string | null): Prepared {
   const facts = orderFacts(input, defaultKind);
-  if ('skip' in facts) return { index, outcome: { ok: true, externalId: externalId ?? '', result: { order: null, action: 'skipped', reason: facts.skip } } };
+  if ('skip' in facts)
+    return { index, outcome: { ok: true, externalId: externalId ?? '', result: { order: null, action: 'skipped', reason: facts.skip } } };
   return { index, facts: facts.facts };
 }
 
@@ -91,12 +96,22 @@ const RETRY = Symbol('retry');
 const MAX_ATTEMPTS = 3;
 
 /** Applies one round (distinct external ids) in the caller's transaction; a lost insert race is re-read and re-applied. */
-async function applyRound(tx: EntityManager, sender: OrderSender, round: { facts: OrderFacts }[], backfill: boolean): Promise<ItemOutcome[]> {
+async function applyRound(
+  tx: EntityManager,
+  sender: OrderSender,
+  round: { facts: OrderFacts }[],
+  backfill: boolean,
+): Promise<ItemOutcome[]> {
   const outcomes: ItemOutcome[] = new Array(round.length);
   let pending = round.map((_, i) => i);
   for (let attempt = 1; pending.length > 0; attempt++) {
     if (attempt > MAX_ATTEMPTS) throw new Error(`order upsert: ${pending.length} rows still racing after ${MAX_ATTEMPTS} attempts`);
-    const results = await applyOnce(tx, sender, pending.map((i) => round[i]!.facts), backfill);
+    const results = await applyOnce(
+      tx,
+      sender,
+      pending.map((i) => round[i]!.facts),
+      backfill,
+    );
     const next: number[] = [];
     for (const [j, r] of results.entries()) {
       if (r === RETRY) next.push(pending[j]!);
@@ -107,7 +122,12 @@ async function applyRound(tx: EntityManager, sender: OrderSender, round: { facts
   return outcomes;
 }
 
-async function applyOnce(tx: EntityManager, sender: OrderSender, round: OrderFacts[], backfill: boolean): Promise<(ItemOutcome | typeof RETRY)[]> {
+async function applyOnce(
+  tx: EntityManager,
+  sender: OrderSender,
+  round: OrderFacts[],
+  backfill: boolean,
+): Promise<(ItemOutcome | typeof RETRY)[]> {
   const history = await phoneHistory(tx, sender, round);
   const rowFor = (facts: OrderFacts, old: OrderRow | null) => toRow(facts, old, history.get(facts.customer_phone_key ?? ''), sender);
   // Held copies are locked and ids nobody holds are inserted (rows for a new order) in one statement.

@@ -66,7 +66,8 @@ export async function postOnce(req: OutboundPost): Promise<OutboundResult> {
   if (!target.ok) return done(null, `refused: ${target.reason}`);
   const { url, address, family } = target;
   const pinned: LookupFunction = (_host, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+    if ((options as { all?: boolean }).all)
+      (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
     else callback(null, address, family);
   };
   const client = url.protocol === 'https:' ? https : http;
@@ -93,10 +94,19 @@ export async function postOnce(req: OutboundPost): Promise<OutboundResult> {
         });
         response.on('end', () => {
           const status = response.statusCode ?? null;
-          const error = status !== null && status >= 300 && status < 400 ? `redirect to ${response.headers.location ?? '?'} not followed` : status !== null && (status < 200 || status >= 300) ? `answered ${status}` : null;
+          const error =
+            status !== null && status >= 300 && status < 400
+              ? `redirect to ${response.headers.location ?? '?'} not followed`
+              : status !== null && (status < 200 || status >= 300)
+                ? `answered ${status}`
+                : null;
           resolve(done(status, error, Buffer.concat(chunks).toString('utf8').slice(0, limit)));
         });
-        response.on('error', (err) => resolve(done(response.statusCode ?? null, deadline.aborted ? `the answer did not finish within ${req.timeoutMs} ms` : err.message)));
+        response.on('error', (err) =>
+          resolve(
+            done(response.statusCode ?? null, deadline.aborted ? `the answer did not finish within ${req.timeoutMs} ms` : err.message),
+          ),
+        );
       },
     );
     request.on('error', (err: Error & { code?: string }) => {

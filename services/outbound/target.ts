@@ -48,7 +48,8 @@ export async function checkTarget(text: string, policy: TargetPolicy, resolve: R
     });
     addresses = await Promise.race([resolve(shape.url.hostname), late]);
   } catch (err) {
-    if ((err as { code?: string }).code === 'ETIMEOUT') return { ok: false, reason: `the host ${shape.url.hostname} did not resolve within ${RESOLVE_DEADLINE_MS / 1000} s` };
+    if ((err as { code?: string }).code === 'ETIMEOUT')
+      return { ok: false, reason: `the host ${shape.url.hostname} did not resolve within ${RESOLVE_DEADLINE_MS / 1000} s` };
     return { ok: false, reason: `the host ${shape.url.hostname} does not resolve` };
   } finally {
     clearTimeout(timer);

@@ -8,8 +8,24 @@ import { isUuid } from '../../domain/uuid.js';
 /** An order as tracking reads it: the shown facts, the contact to check (never shown), its store's name. */
 export type TrackingRow = Pick<
   OrderRow,
-  | 'id' | 'store_id' | 'source' | 'order_number' | 'status' | 'status_comment' | 'items' | 'total' | 'shipping' | 'cod_fee' | 'is_cod' | 'currency'
-  | 'tracking_number' | 'tracking_courier' | 'tracking_url' | 'tracking_status_text' | 'created_at' | 'updated_at'
+  | 'id'
+  | 'store_id'
+  | 'source'
+  | 'order_number'
+  | 'status'
+  | 'status_comment'
+  | 'items'
+  | 'total'
+  | 'shipping'
+  | 'cod_fee'
+  | 'is_cod'
+  | 'currency'
+  | 'tracking_number'
+  | 'tracking_courier'
+  | 'tracking_url'
+  | 'tracking_status_text'
+  | 'created_at'
+  | 'updated_at'
 > & {
   phone: OrderRow['customer_phone'];
   email: OrderRow['customer_email'];
@@ -27,7 +43,8 @@ const LOCK = `(select ceil(extract(epoch from l.locked_until - now()))::int from
     where l.store_id = ?::uuid and l.order_key = ? and l.locked_until > now())`;
 
 /** The lockout key of an order: its number's lock key (the same for every spelling that finds it), or its id when it has no number. */
-export const lockoutKeyOf = (row: Pick<TrackingRow, 'id' | 'order_number'>) => (row.order_number ? orderNumberLockKey(row.order_number) : row.id);
+export const lockoutKeyOf = (row: Pick<TrackingRow, 'id' | 'order_number'>) =>
+  row.order_number ? orderNumberLockKey(row.order_number) : row.id;
 
 const BY_NUMBER = prepared(
   numbered(`${SELECT}, ${LOCK} as retry_after
@@ -42,15 +59,27 @@ const BY_NUMBER = prepared(
  * wrong tries of every matched order are counted under (lockoutKeyOf), so no spelling escapes it.
  * One round trip, prepared (db/prepared.ts).
  */
-export async function findByNumber(em: EntityManager, storeId: string, key: string): Promise<{ rows: TrackingRow[]; retryAfter: number | null }> {
-  const rows = await runPrepared<TrackingRow & { retry_after: number | null }>(em, BY_NUMBER, [storeId, orderNumberLockKey(key), storeId, ...orderNumberVariants(key)]);
+export async function findByNumber(
+  em: EntityManager,
+  storeId: string,
+  key: string,
+): Promise<{ rows: TrackingRow[]; retryAfter: number | null }> {
+  const rows = await runPrepared<TrackingRow & { retry_after: number | null }>(em, BY_NUMBER, [
+    storeId,
+    orderNumberLockKey(key),
+    storeId,
+    ...orderNumberVariants(key),
+  ]);
   return { rows, retryAfter: rows[0]?.retry_after ?? null };
 }
 
 /** One live order by its id (the tracking page's address), with the seconds left of a running lockout of its number. */
 export async function findById(em: EntityManager, orderId: string): Promise<{ row: TrackingRow | null; retryAfter: number | null }> {
   if (!isUuid(orderId)) return { row: null, retryAfter: null };
-  const [row] = await em.execute<TrackingRow[]>(`${SELECT} from orders o join stores s on s.id = o.store_id where o.id = ? and not o.archived`, [orderId]);
+  const [row] = await em.execute<TrackingRow[]>(
+    `${SELECT} from orders o join stores s on s.id = o.store_id where o.id = ? and not o.archived`,
+    [orderId],
+  );
   if (!row) return { row: null, retryAfter: null };
   const [lock] = await em.execute<{ retry_after: number | null }[]>(`select ${LOCK} as retry_after`, [row.store_id, lockoutKeyOf(row)]);
   return { row, retryAfter: lock?.retry_after ?? null };

@@ -1,7 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { enqueueHandOffs } from '../../db/outbox.js';
 import { iso } from '../../domain/dates.js';
-import { signalWithStart, workflowIds, workflows, wrongContactTried, type TrackingLockoutInput, type TrackingLockoutState } from '../../workflows/definitions.js';
+import {
+  signalWithStart,
+  workflowIds,
+  workflows,
+  wrongContactTried,
+  type TrackingLockoutInput,
+  type TrackingLockoutState,
+} from '../../workflows/definitions.js';
 
 export interface LockoutRule {
   /** TRACKING_MAX_WRONG_CONTACT: the wrong try that reaches it starts the lockout. */
@@ -43,7 +50,12 @@ returning wrong_count, locked_until, coalesce(locked_until, last_wrong_at + make
  * Counts one wrong contact for an order number, atomically, and signals its lockout workflow through
  * the outbox in the same transaction (the lookup never waits on Temporal). Returns the new state.
  */
-export async function recordWrongTry(em: EntityManager, storeId: string, orderKey: string, rule: LockoutRule): Promise<TrackingLockoutState> {
+export async function recordWrongTry(
+  em: EntityManager,
+  storeId: string,
+  orderKey: string,
+  rule: LockoutRule,
+): Promise<TrackingLockoutState> {
   return em.transactional(async (tx) => {
     const s = rule.lockoutSeconds;
     const [row] = await tx.execute<StateRow[]>(WRONG_TRY, [storeId, orderKey, rule.maxWrong, s, s, s, rule.maxWrong, s, s]);
@@ -80,9 +92,9 @@ export async function settleLockout(em: EntityManager, input: TrackingLockoutInp
 
 /** Ends the lockout and forgets the wrong tries of an order number at once; true when there was something to clear. */
 export async function liftLockoutNow(em: EntityManager, input: Pick<TrackingLockoutInput, 'storeId' | 'orderKey'>): Promise<boolean> {
-  const rows = await em.execute<{ order_key: string }[]>(`delete from tracking_lockouts where store_id = ? and order_key = ? returning order_key`, [
-    input.storeId,
-    input.orderKey,
-  ]);
+  const rows = await em.execute<{ order_key: string }[]>(
+    `delete from tracking_lockouts where store_id = ? and order_key = ? returning order_key`,
+    [input.storeId, input.orderKey],
+  );
   return rows.length > 0;
 }

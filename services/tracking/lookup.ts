@@ -32,7 +32,12 @@ function refusalError(reason: TrackingRefusal, retryAfter: number | null): Const
     case 'contact_wrong':
       return ['unprocessable', 'The contact does not match this order.', 'contact'];
     case 'locked':
-      return ['rate_limited', `Too many wrong contacts for this order; retry in ${retryAfter} seconds.`, undefined, { 'retry-after': String(retryAfter) }];
+      return [
+        'rate_limited',
+        `Too many wrong contacts for this order; retry in ${retryAfter} seconds.`,
+        undefined,
+        { 'retry-after': String(retryAfter) },
+      ];
   }
 }
 
@@ -52,7 +57,13 @@ export class TrackingRefused extends ApiError {
 }
 
 /** A lookup by the number a shopper typed, in one store (GET /tracking and the store's tracking page); TrackingRefused when it does not show the order. */
-export async function trackByNumber(em: EntityManager, rule: LockoutRule, storeId: string, typed: string, contact: string | undefined): Promise<TrackingFound> {
+export async function trackByNumber(
+  em: EntityManager,
+  rule: LockoutRule,
+  storeId: string,
+  typed: string,
+  contact: string | undefined,
+): Promise<TrackingFound> {
   const started = performance.now();
   const key = orderNumberKey(typed);
   const { rows, retryAfter } = await findByNumber(em, storeId, key);
@@ -60,7 +71,12 @@ export async function trackByNumber(em: EntityManager, rule: LockoutRule, storeI
 }
 
 /** A lookup by order id (the order's tracking page); the same contact rules, lockout and refusals as by number. */
-export async function trackById(em: EntityManager, rule: LockoutRule, orderId: string, contact: string | undefined): Promise<TrackingFound> {
+export async function trackById(
+  em: EntityManager,
+  rule: LockoutRule,
+  orderId: string,
+  contact: string | undefined,
+): Promise<TrackingFound> {
   const started = performance.now();
   const { row, retryAfter } = await findById(em, orderId);
   return settle(em, rule, started, row ? [row] : [], contact, retryAfter);

@@ -26,8 +26,14 @@ export interface DeliveryView {
 }
 
 /** Recent deliveries of a store, newest first, for support ("did you send it?"). */
-export async function listDeliveries(em: EntityManager, storeId: string, opts: { failedOnly?: boolean; limit?: number } = {}): Promise<DeliveryView[]> {
-  const rows = await em.execute<(Omit<DeliveryView, 'created_at' | 'attempted_at'> & { created_at: Date | string; attempted_at: Date | string | null })[]>(
+export async function listDeliveries(
+  em: EntityManager,
+  storeId: string,
+  opts: { failedOnly?: boolean; limit?: number } = {},
+): Promise<DeliveryView[]> {
+  const rows = await em.execute<
+    (Omit<DeliveryView, 'created_at' | 'attempted_at'> & { created_at: Date | string; attempted_at: Date | string | null })[]
+  >(
     `select d.id, d.endpoint_id, e.url, d.event_id, d.event_type, d.order_id, d.status, d.response_status, d.error, d.duration_ms, d.replay_of, d.workflow_id, d.run_id, d.activity_id, d.created_at, d.attempted_at
      from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
      where d.store_id = ?${opts.failedOnly ? ` and d.status = 'failed'` : ''}
@@ -44,24 +50,40 @@ export async function listDeliveries(em: EntityManager, storeId: string, opts: {
  */
 export async function replayDelivery(em: EntityManager, deliveryId: string): Promise<{ id: string; replay_of: string } | null> {
   return em.transactional(async (tx) => {
-    const [original] = await tx.execute<{ id: string; store_id: string; endpoint_id: string; event_id: string; event_type: string; order_id: string }[]>(
+    const [original] = await tx.execute<
+      { id: string; store_id: string; endpoint_id: string; event_id: string; event_type: string; order_id: string }[]
+    >(
       `select d.id, d.store_id, d.endpoint_id, d.event_id, d.event_type, d.order_id from webhook_deliveries d
        join webhook_endpoints e on e.id = d.endpoint_id and e.deleted_at is null where d.id = ?`,
       [deliveryId],
     );
     if (!original) return null;
-    const root = (await tx.execute<{ root: string }[]>(`select coalesce(replay_of, id) as root from webhook_deliveries where id = ?`, [deliveryId]))[0]!.root;
+    const root = (
+      await tx.execute<{ root: string }[]>(`select coalesce(replay_of, id) as root from webhook_deliveries where id = ?`, [deliveryId])
+    )[0]!.root;
     const id = randomUUID();
     await tx.execute(
       `insert into webhook_deliveries (id, store_id, endpoint_id, event_id, event_type, order_id, replay_of) values (?, ?, ?, ?, ?, ?, ?)`,
       [id, original.store_id, original.endpoint_id, original.event_id, original.event_type, original.order_id, root],
     );
-    const planned: PlannedDelivery = { deliveryId: id, eventId: original.event_id, eventType: original.event_type, endpointId: original.endpoint_id, storeId: original.store_id, orderId: original.order_id };
+    const planned: PlannedDelivery = {
+      deliveryId: id,
+      eventId: original.event_id,
+      eventType: original.event_type,
+      endpointId: original.endpoint_id,
+      storeId: original.store_id,
+      orderId: original.order_id,
+    };
     await enqueueHandOffs(tx, [
       startWorkflow(workflows.webhookDelivery, {
         workflowId: workflowIds.webhookReplay(original.event_id, original.endpoint_id, id),
         args: [planned],
-        searchAttributes: { StoreId: original.store_id, OrderId: original.order_id, EventType: original.event_type, WebhookEndpointId: original.endpoint_id },
+        searchAttributes: {
+          StoreId: original.store_id,
+          OrderId: original.order_id,
+          EventType: original.event_type,
+          WebhookEndpointId: original.endpoint_id,
+        },
         summary: `replay of ${original.event_type} to endpoint ${original.endpoint_id}`,
       }),
     ]);

@@ -37,8 +37,12 @@ export async function createEndpoint(
   return em.transactional(async (tx) => {
     // Serialises creations per store, so the count check below cannot be raced past.
     await tx.execute(`select id from stores where id = ? for update`, [input.storeId]);
-    const [{ n }] = (await tx.execute<{ n: number }[]>(`select count(*)::int as n from webhook_endpoints where store_id = ? and deleted_at is null`, [input.storeId])) as [{ n: number }];
-    if (n >= MAX_ENDPOINTS_PER_STORE) throw new ApiError('conflict', `A store may have at most ${MAX_ENDPOINTS_PER_STORE} webhook endpoints; delete one first.`);
+    const [{ n }] = (await tx.execute<{ n: number }[]>(
+      `select count(*)::int as n from webhook_endpoints where store_id = ? and deleted_at is null`,
+      [input.storeId],
+    )) as [{ n: number }];
+    if (n >= MAX_ENDPOINTS_PER_STORE)
+      throw new ApiError('conflict', `A store may have at most ${MAX_ENDPOINTS_PER_STORE} webhook endpoints; delete one first.`);
     const rows = await tx.execute<EndpointRow[]>(
       `insert into webhook_endpoints (id, store_id, url, events, secret_sealed) values (?, ?, ?, ?::text[], ?)
        on conflict (store_id, url) where deleted_at is null do nothing
@@ -70,7 +74,10 @@ export async function deleteEndpoint(em: EntityManager, storeId: string, id: str
       [id, storeId],
     );
     if (rows.length === 0) throw notFound('webhook');
-    await tx.execute(`update webhook_deliveries set status = 'cancelled', error = 'endpoint deleted', finished_at = now() where endpoint_id = ? and status = 'pending'`, [id]);
+    await tx.execute(
+      `update webhook_deliveries set status = 'cancelled', error = 'endpoint deleted', finished_at = now() where endpoint_id = ? and status = 'pending'`,
+      [id],
+    );
     return { id, deleted: true as const };
   });
 }

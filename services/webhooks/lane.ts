@@ -11,7 +11,13 @@ export interface LaneDelivery {
 }
 
 type LaneRow = { id: string; event_id: string; event_type: string; endpoint_id: string; order_id: string };
-const toDelivery = (r: LaneRow): LaneDelivery => ({ deliveryId: r.id, eventId: r.event_id, eventType: r.event_type, endpointId: r.endpoint_id, orderId: r.order_id });
+const toDelivery = (r: LaneRow): LaneDelivery => ({
+  deliveryId: r.id,
+  eventId: r.event_id,
+  eventType: r.event_type,
+  endpointId: r.endpoint_id,
+  orderId: r.order_id,
+});
 
 /**
  * Takes up to `limit` of the store's events not yet handed over (oldest first), marks them dispatched
@@ -74,11 +80,16 @@ export interface ClaimedDelivery {
  */
 export async function claimDeliveries(em: EntityManager, ids: string[], by: AttemptOrigin | null): Promise<ClaimedDelivery[]> {
   if (ids.length === 0) return [];
-  const rows = await runPrepared<{ id: string; endpoint_id: string; url: string; secret_sealed: string; event_id: string; type: string; created_at: Date; payload: string | null }>(
-    em,
-    CLAIM,
-    [by?.workflowId ?? null, by?.runId ?? null, by?.activityId ?? null, ids],
-  );
+  const rows = await runPrepared<{
+    id: string;
+    endpoint_id: string;
+    url: string;
+    secret_sealed: string;
+    event_id: string;
+    type: string;
+    created_at: Date;
+    payload: string | null;
+  }>(em, CLAIM, [by?.workflowId ?? null, by?.runId ?? null, by?.activityId ?? null, ids]);
   return rows.map((r) => ({
     id: r.id,
     endpointId: r.endpoint_id,
@@ -124,7 +135,8 @@ export async function recordDeliveryResults(em: EntityManager, results: AttemptR
   }));
   await runPrepared(em, RECORD, [JSON.stringify(rows)]);
 }
-const RECORD = prepared(`update webhook_deliveries d set status = x.status, response_status = x.response_status, error = x.error, duration_ms = x.duration_ms, finished_at = now()
+const RECORD =
+  prepared(`update webhook_deliveries d set status = x.status, response_status = x.response_status, error = x.error, duration_ms = x.duration_ms, finished_at = now()
   from jsonb_to_recordset($1::jsonb) as x(id uuid, status text, response_status integer, error text, duration_ms integer)
   where d.id = x.id`);
 
@@ -133,4 +145,6 @@ export async function storeEventsWaiting(em: EntityManager, storeId: string): Pr
   const [row] = await runPrepared<{ waiting: boolean }>(em, EVENTS_WAITING, [storeId]);
   return Boolean(row?.waiting);
 }
-const EVENTS_WAITING = prepared(`select exists (select 1 from order_events where store_id = $1 and dispatched_at is null and not backfill) as waiting`);
+const EVENTS_WAITING = prepared(
+  `select exists (select 1 from order_events where store_id = $1 and dispatched_at is null and not backfill) as waiting`,
+);

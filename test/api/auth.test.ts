@@ -138,9 +138,7 @@ describe('key formats and storage', () => {
   });
 
   it('only a SHA-256 hash is stored: no column holds the key or its secret part', async () => {
-    const keys = await Promise.all(
-      (['secret', 'publishable', 'legacy'] as const).map((kind) => addKey(t.orm, s.store.id, { kind })),
-    );
+    const keys = await Promise.all((['secret', 'publishable', 'legacy'] as const).map((kind) => addKey(t.orm, s.store.id, { kind })));
     for (const k of keys) {
       const rows = await t.orm.em.fork().execute<Record<string, unknown>[]>('select * from api_keys where id = ?', [k.id]);
       expect(rows).toHaveLength(1);

@@ -50,7 +50,8 @@ describe('a publishable key works only from the websites on its allowed list', (
   it('lets the browser read the request id and rate-limit headers', async () => {
     const res = await me({ ...bearer(s.publishable), ...browser(s.origin) });
     const exposed = String(res.headers['access-control-expose-headers']).toLowerCase();
-    for (const h of ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after']) expect(exposed).toContain(h);
+    for (const h of ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after'])
+      expect(exposed).toContain(h);
   });
 
   it('from a website not on its list it is 403 forbidden, without CORS headers', async () => {
@@ -61,7 +62,12 @@ describe('a publishable key works only from the websites on its allowed list', (
   });
 
   it('an Origin that only resembles an allowed one is refused (other scheme, port or subdomain)', async () => {
-    for (const origin of ['http://shop.example', 'https://shop.example:8443', 'https://www.shop.example', 'https://shop.example.evil.example']) {
+    for (const origin of [
+      'http://shop.example',
+      'https://shop.example:8443',
+      'https://www.shop.example',
+      'https://shop.example.evil.example',
+    ]) {
       expect((await me({ ...bearer(s.publishable), origin })).statusCode, origin).toBe(403);
     }
   });
@@ -111,7 +117,11 @@ describe('CORS preflights are answered for the allowed websites of publishable k
   });
 
   it('a preflight for a POST route is answered too', async () => {
-    const res = await t.request({ method: 'OPTIONS', url: '/api/v1/checkout/sessions', headers: { origin: s.origin, 'access-control-request-method': 'POST' } });
+    const res = await t.request({
+      method: 'OPTIONS',
+      url: '/api/v1/checkout/sessions',
+      headers: { origin: s.origin, 'access-control-request-method': 'POST' },
+    });
     expect(res.statusCode).toBe(204);
   });
 

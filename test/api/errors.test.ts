@@ -22,24 +22,32 @@ beforeAll(async () => {
         '/api/v1/__validate',
         {
           config: { access },
-          schema: { body: z.object({ totals: z.object({ total: z.number() }), items: z.array(z.object({ quantity: z.number() })).optional() }) },
+          schema: {
+            body: z.object({ totals: z.object({ total: z.number() }), items: z.array(z.object({ quantity: z.number() })).optional() }),
+          },
         },
         async (request) => request.body,
       );
-      app.withTypeProvider<ZodTypeProvider>().get(
-        '/api/v1/__query',
-        { config: { access }, schema: { querystring: z.object({ limit: z.coerce.number().int().min(1).max(100).optional() }).strict() } },
-        async (request) => request.query,
-      );
+      app
+        .withTypeProvider<ZodTypeProvider>()
+        .get(
+          '/api/v1/__query',
+          { config: { access }, schema: { querystring: z.object({ limit: z.coerce.number().int().min(1).max(100).optional() }).strict() } },
+          async (request) => request.query,
+        );
       app.get('/api/v1/__boom', { config: { access } }, async () => {
         throw new Error(SECRET_DETAIL);
       });
       app.get('/api/v1/__sql', { config: { access } }, async () => app.orm.em.getConnection().execute('select * from no_such_table_xyz'));
-      app.get<{ Params: { state: FailingState } }>('/api/v1/__sqlstate/:state', { config: { access } }, async (request) => FAILING_STATEMENTS[request.params.state](app.orm.em.fork()));
+      app.get<{ Params: { state: FailingState } }>('/api/v1/__sqlstate/:state', { config: { access } }, async (request) =>
+        FAILING_STATEMENTS[request.params.state](app.orm.em.fork()),
+      );
       // The pages' error handler (web/errors.ts), as every page plugin installs it.
       void app.register(async (pages) => {
         useHtmlErrors(pages);
-        pages.get<{ Params: { state: FailingState } }>('/__page/sqlstate/:state', { config: { unmetered: true } }, async (request) => FAILING_STATEMENTS[request.params.state](app.orm.em.fork()));
+        pages.get<{ Params: { state: FailingState } }>('/__page/sqlstate/:state', { config: { unmetered: true } }, async (request) =>
+          FAILING_STATEMENTS[request.params.state](app.orm.em.fork()),
+        );
       });
     },
   });

@@ -42,15 +42,36 @@ function expectCommonHeaders(res: LightMyRequestResponse) {
 const json = { 'content-type': 'application/json' };
 const cases: [string, number, () => InjectOptions][] = [
   ['a success', 200, () => ({ method: 'GET', url: '/api/v1/me', headers: bearer(s.secret) })],
-  ['a success with a body', 200, () => ({ method: 'POST', url: '/api/v1/__echo', headers: { ...bearer(s.secret), ...json }, payload: '{"a":1}' })],
+  [
+    'a success with a body',
+    200,
+    () => ({ method: 'POST', url: '/api/v1/__echo', headers: { ...bearer(s.secret), ...json }, payload: '{"a":1}' }),
+  ],
   ['a keyless success', 200, () => ({ method: 'GET', url: '/api/v1/openapi.json' })],
   ['401 without a key', 401, () => ({ method: 'GET', url: '/api/v1/me' })],
   ['401 with a malformed key', 401, () => ({ method: 'GET', url: '/api/v1/me', headers: bearer('nope') })],
-  ['403 for a missing permission', 403, () => ({ method: 'POST', url: '/api/v1/__echo', headers: { ...bearer(narrowKey), ...json }, payload: '{}' })],
+  [
+    '403 for a missing permission',
+    403,
+    () => ({ method: 'POST', url: '/api/v1/__echo', headers: { ...bearer(narrowKey), ...json }, payload: '{}' }),
+  ],
   ['404 for an unknown route', 404, () => ({ method: 'GET', url: '/api/v1/nothing-here', headers: bearer(s.secret) })],
   ['404 for a wrong method on a known path', 404, () => ({ method: 'PUT', url: '/api/v1/me', headers: bearer(s.secret) })],
-  ['400 for malformed JSON', 400, () => ({ method: 'POST', url: '/api/v1/__echo', headers: { ...bearer(s.secret), ...json }, payload: '{"a":' })],
-  ['413 for a body over 1 MB', 413, () => ({ method: 'POST', url: '/api/v1/__echo', headers: { ...bearer(s.secret), ...json }, payload: JSON.stringify({ a: 'x'.repeat(1_100_000) }) })],
+  [
+    '400 for malformed JSON',
+    400,
+    () => ({ method: 'POST', url: '/api/v1/__echo', headers: { ...bearer(s.secret), ...json }, payload: '{"a":' }),
+  ],
+  [
+    '413 for a body over 1 MB',
+    413,
+    () => ({
+      method: 'POST',
+      url: '/api/v1/__echo',
+      headers: { ...bearer(s.secret), ...json },
+      payload: JSON.stringify({ a: 'x'.repeat(1_100_000) }),
+    }),
+  ],
   ['400 for a malformed URL', 400, () => ({ method: 'GET', url: '/api/v1/orders/%E0%A4%A', headers: bearer(s.secret) })],
   ['400 for a key in the URL', 400, () => ({ method: 'GET', url: `/api/v1/me?api_key=${s.secret}` })],
   ['a health probe', 200, () => ({ method: 'GET', url: '/healthz' })],

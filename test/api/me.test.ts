@@ -26,14 +26,22 @@ describe('GET /me', () => {
         currency: 'MAD',
         mode: 'full',
       },
-      key: { kind: 'secret', scopes: ['orders:read', 'orders:write', 'products:read', 'checkout:write', 'tracking:read'], connection_id: null },
+      key: {
+        kind: 'secret',
+        scopes: ['orders:read', 'orders:write', 'products:read', 'checkout:write', 'tracking:read'],
+        connection_id: null,
+      },
       limits: { requests_per_minute: 60 },
     });
   });
 
   it('answers a publishable key with its own kind, scopes and limit', async () => {
     const res = await t.request({ method: 'GET', url: '/api/v1/me', headers: bearer(s.publishable) });
-    expect(res.json().key).toEqual({ kind: 'publishable', scopes: ['products:read', 'checkout:write', 'tracking:read'], connection_id: null });
+    expect(res.json().key).toEqual({
+      kind: 'publishable',
+      scopes: ['products:read', 'checkout:write', 'tracking:read'],
+      connection_id: null,
+    });
     expect(res.json().limits.requests_per_minute).toBe(600);
   });
 
@@ -46,10 +54,14 @@ describe('GET /me', () => {
 
   it('records when a key was last used, to the minute', async () => {
     const key = await addKey(t.orm, s.store.id, { kind: 'secret' });
-    const before = await t.orm.em.fork().execute<{ last_used_at: Date | null }[]>(`select last_used_at from api_keys where id = ?`, [key.id]);
+    const before = await t.orm.em
+      .fork()
+      .execute<{ last_used_at: Date | null }[]>(`select last_used_at from api_keys where id = ?`, [key.id]);
     expect(before[0]!.last_used_at).toBeNull();
     await t.request({ method: 'GET', url: '/api/v1/me', headers: bearer(key.key) });
-    const after = await t.orm.em.fork().execute<{ last_used_at: Date | null }[]>(`select last_used_at from api_keys where id = ?`, [key.id]);
+    const after = await t.orm.em
+      .fork()
+      .execute<{ last_used_at: Date | null }[]>(`select last_used_at from api_keys where id = ?`, [key.id]);
     expect(Date.now() - new Date(after[0]!.last_used_at!).getTime()).toBeLessThan(60_000);
   });
 });

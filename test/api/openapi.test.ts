@@ -23,7 +23,15 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 /** Follows a local $ref (#/components/...) to what it names. */
-const resolve = (node: Json): Json => (node?.$ref ? resolve(node.$ref.slice(2).split('/').reduce((n: Json, k: string) => n[k], doc)) : node);
+const resolve = (node: Json): Json =>
+  node?.$ref
+    ? resolve(
+        node.$ref
+          .slice(2)
+          .split('/')
+          .reduce((n: Json, k: string) => n[k], doc),
+      )
+    : node;
 const operation = (endpoint: Endpoint) => {
   const [method, path] = endpoint.split(' ') as [string, string];
   return doc.paths?.[path]?.[method.toLowerCase()] as Json | undefined;
@@ -64,7 +72,9 @@ describe('the document mirrors the endpoint table', () => {
   });
 
   it('describes nothing that is not in the endpoint table', () => {
-    const documented = Object.entries(doc.paths as Json).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
+    const documented = Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+      Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     for (const e of documented) expect(Object.keys(ENDPOINTS), e).toContain(e);
   });
 
@@ -98,7 +108,8 @@ describe('security: the two ways of sending a key, on every keyed operation', ()
     for (const [e, access] of built.filter(([, a]) => a.keys !== 'none')) {
       const security = operation(e)!.security as Json[];
       expect(security?.length, e).toBeGreaterThan(0);
-      for (const requirement of security) for (const name of Object.keys(requirement)) expect(doc.components.securitySchemes).toHaveProperty(name);
+      for (const requirement of security)
+        for (const name of Object.keys(requirement)) expect(doc.components.securitySchemes).toHaveProperty(name);
       expect(operation(e)!.description, e).toContain(access.permission ?? 'Key:');
     }
   });

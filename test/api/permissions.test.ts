@@ -24,7 +24,10 @@ describe('the scopes each kind of key holds', () => {
   it('a secret key may be given products:write and webhooks:write, but never connection:manage', async () => {
     const k = await addKey(t.orm, s.store.id, { kind: 'secret', scopes: ['webhooks:write', 'products:write'] });
     expect(await scopesOf(k.key)).toEqual(['products:write', 'webhooks:write']);
-    await expect(addKey(t.orm, s.store.id, { kind: 'secret', scopes: ['connection:manage'] })).rejects.toMatchObject({ code: 'invalid_request', param: 'scopes' });
+    await expect(addKey(t.orm, s.store.id, { kind: 'secret', scopes: ['connection:manage'] })).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'scopes',
+    });
   });
 
   it('a publishable key holds products:read, checkout:write and tracking:read by default', async () => {
@@ -35,14 +38,20 @@ describe('the scopes each kind of key holds', () => {
     const k = await addKey(t.orm, s.store.id, { kind: 'publishable', scopes: ['tracking:read'] });
     expect(await scopesOf(k.key)).toEqual(['tracking:read']);
     for (const scope of SCOPES.filter((x) => !['products:read', 'checkout:write', 'tracking:read'].includes(x))) {
-      await expect(addKey(t.orm, s.store.id, { kind: 'publishable', scopes: [scope] }), scope).rejects.toMatchObject({ code: 'invalid_request', param: 'scopes' });
+      await expect(addKey(t.orm, s.store.id, { kind: 'publishable', scopes: [scope] }), scope).rejects.toMatchObject({
+        code: 'invalid_request',
+        param: 'scopes',
+      });
     }
   });
 
   it('a legacy key holds exactly orders:read and webhooks:write and cannot be given more', async () => {
     const k = await addKey(t.orm, s.store.id, { kind: 'legacy' });
     expect(await scopesOf(k.key)).toEqual(['orders:read', 'webhooks:write']);
-    await expect(addKey(t.orm, s.store.id, { kind: 'legacy', scopes: ['orders:write'] })).rejects.toMatchObject({ code: 'invalid_request', param: 'scopes' });
+    await expect(addKey(t.orm, s.store.id, { kind: 'legacy', scopes: ['orders:write'] })).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'scopes',
+    });
   });
 
   it('a connection key holds orders:read, orders:write, products:write, tracking:read and connection:manage', async () => {
@@ -57,24 +66,76 @@ describe('the scopes each kind of key holds', () => {
 
   it('a connection key is stored with the fixed connection scopes whatever was asked', async () => {
     const connection = await createTestConnection(t.orm, s.store.id, 'platform_a');
-    const { key } = await createKey(t.orm.em.fork(), s.store.id, { kind: 'secret', scopes: ['webhooks:write'], connectionId: connection.id });
+    const { key } = await createKey(t.orm.em.fork(), s.store.id, {
+      kind: 'secret',
+      scopes: ['webhooks:write'],
+      connectionId: connection.id,
+    });
     expect(key.scopes).toEqual(['orders:read', 'orders:write', 'products:write', 'tracking:read', 'connection:manage']);
   });
 });
 
 // The callers of the matrix: every kind of key, with and without the permissions a route may need.
-type Persona = { name: string; kind: 'none' | 'secret' | 'publishable' | 'legacy' | 'connection'; scopes: readonly Scope[]; key: () => Promise<string | undefined> };
-const ALL_SECRET: Scope[] = ['orders:read', 'orders:write', 'products:read', 'products:write', 'checkout:write', 'tracking:read', 'webhooks:write'];
+type Persona = {
+  name: string;
+  kind: 'none' | 'secret' | 'publishable' | 'legacy' | 'connection';
+  scopes: readonly Scope[];
+  key: () => Promise<string | undefined>;
+};
+const ALL_SECRET: Scope[] = [
+  'orders:read',
+  'orders:write',
+  'products:read',
+  'products:write',
+  'checkout:write',
+  'tracking:read',
+  'webhooks:write',
+];
 const personas: Persona[] = [
   { name: 'no key', kind: 'none', scopes: [], key: async () => undefined },
-  { name: 'a default secret key', kind: 'secret', scopes: ['orders:read', 'orders:write', 'products:read', 'checkout:write', 'tracking:read'], key: async () => s.secret },
-  { name: 'a secret key with every grantable scope', kind: 'secret', scopes: ALL_SECRET, key: lazy(() => addKey(t.orm, s.store.id, { kind: 'secret', scopes: ALL_SECRET })) },
-  { name: 'a secret key with only products:read', kind: 'secret', scopes: ['products:read'], key: lazy(() => addKey(t.orm, s.store.id, { kind: 'secret', scopes: ['products:read'] })) },
-  { name: 'a default publishable key', kind: 'publishable', scopes: ['products:read', 'checkout:write', 'tracking:read'], key: async () => s.publishable },
-  { name: 'a publishable key with only tracking:read', kind: 'publishable', scopes: ['tracking:read'], key: lazy(() => addKey(t.orm, s.store.id, { kind: 'publishable', scopes: ['tracking:read'] })) },
-  { name: 'a legacy key', kind: 'legacy', scopes: ['orders:read', 'webhooks:write'], key: lazy(() => addKey(t.orm, s.store.id, { kind: 'legacy' })) },
+  {
+    name: 'a default secret key',
+    kind: 'secret',
+    scopes: ['orders:read', 'orders:write', 'products:read', 'checkout:write', 'tracking:read'],
+    key: async () => s.secret,
+  },
+  {
+    name: 'a secret key with every grantable scope',
+    kind: 'secret',
+    scopes: ALL_SECRET,
+    key: lazy(() => addKey(t.orm, s.store.id, { kind: 'secret', scopes: ALL_SECRET })),
+  },
+  {
+    name: 'a secret key with only products:read',
+    kind: 'secret',
+    scopes: ['products:read'],
+    key: lazy(() => addKey(t.orm, s.store.id, { kind: 'secret', scopes: ['products:read'] })),
+  },
+  {
+    name: 'a default publishable key',
+    kind: 'publishable',
+    scopes: ['products:read', 'checkout:write', 'tracking:read'],
+    key: async () => s.publishable,
+  },
+  {
+    name: 'a publishable key with only tracking:read',
+    kind: 'publishable',
+    scopes: ['tracking:read'],
+    key: lazy(() => addKey(t.orm, s.store.id, { kind: 'publishable', scopes: ['tracking:read'] })),
+  },
+  {
+    name: 'a legacy key',
+    kind: 'legacy',
+    scopes: ['orders:read', 'webhooks:write'],
+    key: lazy(() => addKey(t.orm, s.store.id, { kind: 'legacy' })),
+  },
   // A fresh one each time: a connection route may end the connection (POST /connect/disconnect).
-  { name: 'a connection key', kind: 'connection', scopes: ['orders:read', 'orders:write', 'products:write', 'tracking:read', 'connection:manage'], key: async () => (await createTestConnection(t.orm, s.store.id, 'platform_a')).key },
+  {
+    name: 'a connection key',
+    kind: 'connection',
+    scopes: ['orders:read', 'orders:write', 'products:write', 'tracking:read', 'connection:manage'],
+    key: async () => (await createTestConnection(t.orm, s.store.id, 'platform_a')).key,
+  },
 ];
 
 function lazy(make: () => Promise<{ key: string }>) {

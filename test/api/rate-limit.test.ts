@@ -21,9 +21,11 @@ beforeEach(() => startInOneRateWindow(t.orm, 15_000), RATE_WINDOW_WAIT_MS);
 const call = (options: InjectOptions, ip = randomLoopbackIp()) => t.app.inject({ remoteAddress: ip, ...options });
 const me = (key: string | undefined, ip?: string, headers: Record<string, string> = {}) =>
   call({ method: 'GET', url: '/api/v1/me', headers: { ...(key ? bearer(key) : {}), ...headers } }, ip);
-const statuses = (list: LightMyRequestResponse[]) => list.reduce<Record<number, number>>((m, r) => ({ ...m, [r.statusCode]: (m[r.statusCode] ?? 0) + 1 }), {});
+const statuses = (list: LightMyRequestResponse[]) =>
+  list.reduce<Record<number, number>>((m, r) => ({ ...m, [r.statusCode]: (m[r.statusCode] ?? 0) + 1 }), {});
 const freshSecret = async (storeId = free.store.id) => (await addKey(t.orm, storeId, { kind: 'secret' })).key;
-const setPlan = (storeId: string, plan: 'free' | 'paid') => t.orm.em.fork().execute('update stores set plan = ? where id = ?', [plan, storeId]);
+const setPlan = (storeId: string, plan: 'free' | 'paid') =>
+  t.orm.em.fork().execute('update stores set plan = ? where id = ?', [plan, storeId]);
 
 describe('a secret key gets 60 requests a minute on the free plan, exactly, even in parallel', () => {
   it('100 parallel requests on a fresh key give exactly 60 successes and 40 × 429', async () => {
@@ -167,7 +169,9 @@ describe('the count is shared by every API process', () => {
       const key = await freshSecret();
       await startInOneRateWindow(t.orm, 15_000);
       const here = await Promise.all(Array.from({ length: 30 }, () => me(key)));
-      const there = await Promise.all(Array.from({ length: 40 }, () => other.request({ method: 'GET', url: '/api/v1/me', headers: bearer(key) })));
+      const there = await Promise.all(
+        Array.from({ length: 40 }, () => other.request({ method: 'GET', url: '/api/v1/me', headers: bearer(key) })),
+      );
       expect(statuses([...here, ...there])).toEqual({ 200: 60, 429: 10 });
     } finally {
       await other.close();

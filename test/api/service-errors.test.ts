@@ -43,40 +43,93 @@ describe('accounts and settings', () => {
     expect(await mistakeOf(() => signUp(em(), newEmail(), 'short'))).toMatchObject({ code: 'invalid_request', param: 'password' });
     const email = newEmail();
     await signUp(em(), email, PASSWORD);
-    expect(await mistakeOf(() => signUp(em(), email.toUpperCase(), PASSWORD))).toMatchObject({ code: 'conflict', status: 409, param: 'email' });
+    expect(await mistakeOf(() => signUp(em(), email.toUpperCase(), PASSWORD))).toMatchObject({
+      code: 'conflict',
+      status: 409,
+      param: 'email',
+    });
   });
 
   it('store settings: the first bad field is 400 naming it', async () => {
-    const form = (fields: Record<string, string>) => new URLSearchParams({ name: 'Shop', currency: 'EUR', mode: 'full', plan: 'free', standard_delivery_fee: '4.99', ...fields });
+    const form = (fields: Record<string, string>) =>
+      new URLSearchParams({ name: 'Shop', currency: 'EUR', mode: 'full', plan: 'free', standard_delivery_fee: '4.99', ...fields });
     expect(parseSettings(form({}))).toMatchObject({ name: 'Shop', currency: 'EUR', standardDeliveryFee: '4.9900' });
-    for (const [field, value] of [['name', ''], ['currency', 'EURO'], ['mode', 'loud'], ['plan', 'gold'], ['standard_delivery_fee', 'lots']]) {
-      expect(await mistakeOf(() => parseSettings(form({ [field!]: value! }))), field).toMatchObject({ code: 'invalid_request', param: field });
+    for (const [field, value] of [
+      ['name', ''],
+      ['currency', 'EURO'],
+      ['mode', 'loud'],
+      ['plan', 'gold'],
+      ['standard_delivery_fee', 'lots'],
+    ]) {
+      expect(await mistakeOf(() => parseSettings(form({ [field!]: value! }))), field).toMatchObject({
+        code: 'invalid_request',
+        param: field,
+      });
     }
   });
 });
 
 describe('keys and connections', () => {
   it('a scope the kind may not hold is 400 scopes; a website that is no origin 400 origins', async () => {
-    expect(await mistakeOf(() => createKey(em(), s.store.id, { kind: 'publishable', scopes: ['orders:read'] }))).toMatchObject({ code: 'invalid_request', param: 'scopes' });
-    expect(await mistakeOf(() => createKey(em(), s.store.id, { kind: 'publishable', origins: ['https://shop.example/path'] }))).toMatchObject({ code: 'invalid_request', param: 'origins' });
+    expect(await mistakeOf(() => createKey(em(), s.store.id, { kind: 'publishable', scopes: ['orders:read'] }))).toMatchObject({
+      code: 'invalid_request',
+      param: 'scopes',
+    });
+    expect(
+      await mistakeOf(() => createKey(em(), s.store.id, { kind: 'publishable', origins: ['https://shop.example/path'] })),
+    ).toMatchObject({ code: 'invalid_request', param: 'origins' });
     expect(await mistakeOf(() => normalizeOrigin('not a url'))).toMatchObject({ code: 'invalid_request', param: 'origins' });
   });
 
   it('a store at its plan’s limit of connected shops is 409 conflict, by the connect page’s way and the dashboard’s', async () => {
     const free = await createTestStore(t.orm);
-    await createManualConnection(em(), { storeId: free.store.id, platform: 'platform_a', siteUrl: 'https://one.example', shopName: null, secretsKey: t.config.secretsKey });
-    const approve = () => approveConnection(em(), { storeId: free.store.id, platform: 'platform_b', siteUrl: 'https://two.example', ttlSeconds: 60 });
-    expect(await mistakeOf(approve)).toMatchObject({ code: 'conflict', status: 409, message: expect.stringContaining('free plan allows (1)') });
-    const manual = () => createManualConnection(em(), { storeId: free.store.id, platform: 'platform_b', siteUrl: 'https://two.example', shopName: null, secretsKey: t.config.secretsKey });
+    await createManualConnection(em(), {
+      storeId: free.store.id,
+      platform: 'platform_a',
+      siteUrl: 'https://one.example',
+      shopName: null,
+      secretsKey: t.config.secretsKey,
+    });
+    const approve = () =>
+      approveConnection(em(), { storeId: free.store.id, platform: 'platform_b', siteUrl: 'https://two.example', ttlSeconds: 60 });
+    expect(await mistakeOf(approve)).toMatchObject({
+      code: 'conflict',
+      status: 409,
+      message: expect.stringContaining('free plan allows (1)'),
+    });
+    const manual = () =>
+      createManualConnection(em(), {
+        storeId: free.store.id,
+        platform: 'platform_b',
+        siteUrl: 'https://two.example',
+        shopName: null,
+        secretsKey: t.config.secretsKey,
+      });
     expect(await mistakeOf(manual)).toMatchObject({ code: 'conflict', status: 409 });
-    expect(await mistakeOf(() => approveConnection(em(), { storeId: s.store.id, platform: 'platform_a', siteUrl: 'ftp://shop.example', ttlSeconds: 60 }))).toMatchObject({ code: 'invalid_request', param: 'site_url' });
+    expect(
+      await mistakeOf(() =>
+        approveConnection(em(), { storeId: s.store.id, platform: 'platform_a', siteUrl: 'ftp://shop.example', ttlSeconds: 60 }),
+      ),
+    ).toMatchObject({ code: 'invalid_request', param: 'site_url' });
   });
 });
 
 describe('orders and tracking', () => {
   const principal = (): Principal => ({
-    keyId: crypto.randomUUID(), kind: 'secret', connectionId: null, storeId: s.store.id, plan: 'free', scopes: [], origins: [], storeSlug: s.store.slug,
-    storeName: s.store.name, storeCurrency: 'USD', storeMode: 'full', storePublished: true, storeDeliveryFee: '0', platform: null,
+    keyId: crypto.randomUUID(),
+    kind: 'secret',
+    connectionId: null,
+    storeId: s.store.id,
+    plan: 'free',
+    scopes: [],
+    origins: [],
+    storeSlug: s.store.slug,
+    storeName: s.store.name,
+    storeCurrency: 'USD',
+    storeMode: 'full',
+    storePublished: true,
+    storeDeliveryFee: '0',
+    platform: null,
   });
 
   it('one order with a status it cannot read is 400 status; in a batch the same mistake is that order’s result', async () => {

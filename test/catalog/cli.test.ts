@@ -30,12 +30,39 @@ afterAll(() => t.close());
 
 describe('product create (CONTRACT.md)', () => {
   it('with --json prints exactly {product}: the API product object', async () => {
-    const run = await admin('product', 'create', '--store', s.store.id, '--name', 'Argan oil', '--price', '89.90', '--category', 'Beauty',
-      '--stock', '7', '--delivery-fee', '0', '--compare-at', '99.9', '--json');
+    const run = await admin(
+      'product',
+      'create',
+      '--store',
+      s.store.id,
+      '--name',
+      'Argan oil',
+      '--price',
+      '89.90',
+      '--category',
+      'Beauty',
+      '--stock',
+      '7',
+      '--delivery-fee',
+      '0',
+      '--compare-at',
+      '99.9',
+      '--json',
+    );
     expect(run.code, run.stderr).toBe(0);
     const out = JSON.parse(run.stdout);
     expect(Object.keys(out)).toEqual(['product']);
-    expect(out.product).toMatchObject({ name: 'Argan oil', price: 89.9, compare_at_price: 99.9, delivery_fee: 0, stock: 7, category: 'Beauty', currency: 'MAD', in_stock: true, type: 'physical' });
+    expect(out.product).toMatchObject({
+      name: 'Argan oil',
+      price: 89.9,
+      compare_at_price: 99.9,
+      delivery_fee: 0,
+      stock: 7,
+      category: 'Beauty',
+      currency: 'MAD',
+      in_stock: true,
+      type: 'physical',
+    });
     expect((await api(t, s.secret).get(`/products/${out.product.id}`)).json()).toEqual(out);
   });
 
@@ -59,7 +86,11 @@ describe('product create (CONTRACT.md)', () => {
 describe('product import reads a JSON array, with a progress line every 100 products', () => {
   it('imports the good ones, lists the bad ones, and prints progress to stderr', async () => {
     const own = await createTestStore(t.orm);
-    const products: unknown[] = Array.from({ length: 250 }, (_, i) => ({ name: `Bulk ${i}`, price: (100 + i) / 100, category: i % 2 ? 'Odd' : 'Even' }));
+    const products: unknown[] = Array.from({ length: 250 }, (_, i) => ({
+      name: `Bulk ${i}`,
+      price: (100 + i) / 100,
+      category: i % 2 ? 'Odd' : 'Even',
+    }));
     products[5] = { name: 'No price' };
     products[120] = { price: 3 };
     products[200] = { name: 'Bad variant', price: 1, variants: [{ options: { A: '1' } }, { options: { A: '1' } }] };
@@ -73,7 +104,10 @@ describe('product import reads a JSON array, with a progress line every 100 prod
     expect(out.failed.map((f: { index: number }) => f.index)).toEqual([5, 120, 200]);
     expect(out.failed[0]).toMatchObject({ name: 'No price', error: expect.stringMatching(/^price /) });
     expect(out.failed[2].error).toMatch(/same options/);
-    const lines = run.stderr.trim().split('\n').filter((l) => /^(progress|done):/.test(l));
+    const lines = run.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => /^(progress|done):/.test(l));
     expect(lines).toEqual([
       'progress: 100/250 read, 99 imported, 1 failed',
       'progress: 200/250 read, 198 imported, 2 failed',

@@ -13,7 +13,12 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const product = (externalId: string | number, extra: Record<string, unknown> = {}) => ({ external_id: externalId, name: `Outside ${externalId}`, price: 12.5, ...extra });
+const product = (externalId: string | number, extra: Record<string, unknown> = {}) => ({
+  external_id: externalId,
+  name: `Outside ${externalId}`,
+  price: 12.5,
+  ...extra,
+});
 const held = (connectionId: string, externalId: string) =>
   sql<{ name: string; price: string | null; category: string | null; stock: string | null }>(
     t,
@@ -25,7 +30,10 @@ describe('only connection keys with products:write send external products', () =
   it('a secret key, a secret key holding products:write, and a publishable key are 403', async () => {
     const writer = await addKey(t.orm, s.store.id, { kind: 'secret', scopes: ['products:write'] });
     for (const key of [s.secret, writer.key, s.publishable]) {
-      expect(errorOf(await api(t, key).post('/external-products/batch', { products: [product('x')] }))).toMatchObject({ status: 403, code: 'forbidden' });
+      expect(errorOf(await api(t, key).post('/external-products/batch', { products: [product('x')] }))).toMatchObject({
+        status: 403,
+        code: 'forbidden',
+      });
       expect(errorOf(await api(t, key).delete('/external-products/x'))).toMatchObject({ status: 403, code: 'forbidden' });
     }
   });
@@ -34,7 +42,9 @@ describe('only connection keys with products:write send external products', () =
 describe('POST /external-products/batch: 1 to 100 products, one result each', () => {
   it('0 or 101 products is 400 naming products', async () => {
     for (const n of [0, 101]) {
-      const res = await api(t, conn.key).post('/external-products/batch', { products: Array.from({ length: n }, (_, i) => product(`n${i}`)) });
+      const res = await api(t, conn.key).post('/external-products/batch', {
+        products: Array.from({ length: n }, (_, i) => product(`n${i}`)),
+      });
       expect(errorOf(res)).toMatchObject({ status: 400, code: 'invalid_request', param: 'products' });
     }
   });
@@ -48,7 +58,13 @@ describe('POST /external-products/batch: 1 to 100 products, one result each', ()
 
   it('a bad product fails alone, with an error naming its field; the others are stored', async () => {
     const res = await api(t, conn.key).post('/external-products/batch', {
-      products: [product('good-1'), { external_id: 'bad-1', price: 3 }, product('bad-2', { price: 1.23456 }), 'nonsense', product(77, { stock: -2 })],
+      products: [
+        product('good-1'),
+        { external_id: 'bad-1', price: 3 },
+        product('bad-2', { price: 1.23456 }),
+        'nonsense',
+        product(77, { stock: -2 }),
+      ],
     });
     expect(res.statusCode).toBe(200);
     const results = res.json().results;
@@ -66,23 +82,31 @@ describe('POST /external-products/batch: 1 to 100 products, one result each', ()
 describe('upsert by external_id per connection', () => {
   it('re-sending an external id updates the one copy; text is cleaned', async () => {
     await api(t, conn.key).post('/external-products/batch', { products: [product('up-1', { category: 'Old' })] });
-    await api(t, conn.key).post('/external-products/batch', { products: [product('up-1', { name: '<b>New</b> name', category: 'New', price: 9.99 })] });
+    await api(t, conn.key).post('/external-products/batch', {
+      products: [product('up-1', { name: '<b>New</b> name', category: 'New', price: 9.99 })],
+    });
     expect(await held(conn.id, 'up-1')).toEqual([{ name: 'New name', price: '9.9900', category: 'New', stock: null }]);
   });
 
   it('the same external id twice in one batch keeps the later one', async () => {
-    const res = await api(t, conn.key).post('/external-products/batch', { products: [product('dup', { price: 1 }), product('dup', { price: 2 })] });
+    const res = await api(t, conn.key).post('/external-products/batch', {
+      products: [product('dup', { price: 1 }), product('dup', { price: 2 })],
+    });
     expect(res.json().results.every((r: { ok: boolean }) => r.ok)).toBe(true);
     expect((await held(conn.id, 'dup'))[0]!.price).toBe('2.0000');
   });
 
   it('a copy older than the one held (updated_at) changes nothing', async () => {
-    await api(t, conn.key).post('/external-products/batch', { products: [product('aged', { price: 5, updated_at: '2026-01-02T00:00:00Z' })] });
-    await api(t, conn.key).post('/external-products/batch', { products: [product('aged', { price: 1, updated_at: '2026-01-01T00:00:00Z' })] });
+    await api(t, conn.key).post('/external-products/batch', {
+      products: [product('aged', { price: 5, updated_at: '2026-01-02T00:00:00Z' })],
+    });
+    await api(t, conn.key).post('/external-products/batch', {
+      products: [product('aged', { price: 1, updated_at: '2026-01-01T00:00:00Z' })],
+    });
     expect((await held(conn.id, 'aged'))[0]!.price).toBe('5.0000');
   });
 
-  it("two connections of a store keep their own products under the same external id", async () => {
+  it('two connections of a store keep their own products under the same external id', async () => {
     const other = await createTestConnection(t.orm, s.store.id, 'platform_b', 'https://shop-b.example');
     await api(t, conn.key).post('/external-products/batch', { products: [product('shared', { name: 'From A' })] });
     await api(t, other.key).post('/external-products/batch', { products: [product('shared', { name: 'From B' })] });
@@ -108,7 +132,9 @@ describe('external products live apart from the catalogue', () => {
   it('never appear in GET /products, GET /categories or on the storefront', async () => {
     const own = await createTestStore(t.orm);
     const c = await createTestConnection(t.orm, own.store.id, 'platform_a');
-    await api(t, c.key).post('/external-products/batch', { products: [product('apart', { name: 'Outside only', category: 'OutsideCat' })] });
+    await api(t, c.key).post('/external-products/batch', {
+      products: [product('apart', { name: 'Outside only', category: 'OutsideCat' })],
+    });
     expect((await api(t, own.secret).get('/products')).json().data).toEqual([]);
     expect((await api(t, own.secret).get('/categories')).json().data).toEqual([]);
     const page = await t.request({ method: 'GET', url: `/s/${own.store.slug}` });

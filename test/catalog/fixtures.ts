@@ -24,7 +24,12 @@ export function sql<T = Record<string, unknown>>(t: TestApp, query: string, para
 /** A GET or POST of the API with one key (and optional extra headers). */
 export function api(t: TestApp, key: string, headers: Record<string, string> = {}) {
   const call = (method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown): Promise<LightMyRequestResponse> =>
-    t.request({ method, url: `/api/v1${url}`, headers: { ...bearer(key), ...headers }, ...(payload === undefined ? {} : { payload: payload as object }) });
+    t.request({
+      method,
+      url: `/api/v1${url}`,
+      headers: { ...bearer(key), ...headers },
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
   return {
     get: (url: string) => call('GET', url),
     post: (url: string, payload: unknown) => call('POST', url, payload),
@@ -53,4 +58,11 @@ export function postCart(t: TestApp, cartUrl: string, form: Record<string, strin
 }
 
 /** A complete, valid delivery form. */
-export const SHOPPER = { name: 'Amina Test', phone: '+212 612 345 678', address: '12 Rue des Fleurs', city: 'Casablanca', country: 'Morocco', note: '' };
+export const SHOPPER = {
+  name: 'Amina Test',
+  phone: '+212 612 345 678',
+  address: '12 Rue des Fleurs',
+  city: 'Casablanca',
+  country: 'Morocco',
+  note: '',
+};

@@ -76,9 +76,39 @@ describe('in_stock is derived from stock and variants', () => {
     ['stock null (unlimited)', { stock: null }, true, null],
     ['stock above 0', { stock: 3 }, true, 3],
     ['stock 0', { stock: 0 }, false, 0],
-    ['a variant in stock', { variants: [{ options: { C: 'a' }, stock: 0 }, { options: { C: 'b' }, stock: 4 }] }, true, 4],
-    ['an unlimited variant', { variants: [{ options: { C: 'a' }, stock: 0 }, { options: { C: 'b' }, stock: null }] }, true, null],
-    ['every variant at 0', { variants: [{ options: { C: 'a' }, stock: 0 }, { options: { C: 'b' }, stock: 0 }] }, false, 0],
+    [
+      'a variant in stock',
+      {
+        variants: [
+          { options: { C: 'a' }, stock: 0 },
+          { options: { C: 'b' }, stock: 4 },
+        ],
+      },
+      true,
+      4,
+    ],
+    [
+      'an unlimited variant',
+      {
+        variants: [
+          { options: { C: 'a' }, stock: 0 },
+          { options: { C: 'b' }, stock: null },
+        ],
+      },
+      true,
+      null,
+    ],
+    [
+      'every variant at 0',
+      {
+        variants: [
+          { options: { C: 'a' }, stock: 0 },
+          { options: { C: 'b' }, stock: 0 },
+        ],
+      },
+      false,
+      0,
+    ],
   ];
   for (const [name, input, inStock, stock] of cases) {
     it(`${name}: in_stock ${inStock}, stock ${stock}`, async () => {
@@ -93,7 +123,11 @@ describe('in_stock is derived from stock and variants', () => {
 describe('GET /products pages by cursor, newest first, and never lists archived products', () => {
   it('walks every live product once, newest first; has_more false ends with next_cursor null', async () => {
     const own = await createTestStore(t.orm);
-    const rows = await addProducts(t, own.store.id, Array.from({ length: 7 }, (_, i) => ({ name: `P${i}`, archived: i === 3 })));
+    const rows = await addProducts(
+      t,
+      own.store.id,
+      Array.from({ length: 7 }, (_, i) => ({ name: `P${i}`, archived: i === 3 })),
+    );
     const seen: string[] = [];
     let cursor: string | null = null;
     let pages = 0;
@@ -107,16 +141,30 @@ describe('GET /products pages by cursor, newest first, and never lists archived 
       pages++;
     } while (cursor);
     expect(pages).toBe(3);
-    expect(seen).toEqual(rows.filter((r) => !r.archived).map((r) => r.id).reverse());
+    expect(seen).toEqual(
+      rows
+        .filter((r) => !r.archived)
+        .map((r) => r.id)
+        .reverse(),
+    );
   });
 
   it('defaults to 25 per page; limit outside 1..100, a foreign cursor or an unknown parameter is 400 naming it', async () => {
     const own = await createTestStore(t.orm);
-    await addProducts(t, own.store.id, Array.from({ length: 30 }, () => ({})));
+    await addProducts(
+      t,
+      own.store.id,
+      Array.from({ length: 30 }, () => ({})),
+    );
     const body = (await api(t, own.secret).get('/products')).json();
     expect(body.data).toHaveLength(25);
     expect(body.has_more).toBe(true);
-    for (const [query, param] of [['limit=0', 'limit'], ['limit=101', 'limit'], ['cursor=nope', 'cursor'], ['colour=red', 'colour']]) {
+    for (const [query, param] of [
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['cursor=nope', 'cursor'],
+      ['colour=red', 'colour'],
+    ]) {
       expect(errorOf(await api(t, own.secret).get(`/products?${query}`))).toMatchObject({ status: 400, code: 'invalid_request', param });
     }
   });
@@ -143,7 +191,11 @@ describe('categories and the category filter', () => {
 
   it('GET /products?category= returns the products listing that name, primary or not', async () => {
     const own = await createTestStore(t.orm);
-    const [a, , c] = await addProducts(t, own.store.id, [{ category: 'Tea' }, { category: 'Coffee' }, { category: 'Gifts', categories: ['Tea'] }]);
+    const [a, , c] = await addProducts(t, own.store.id, [
+      { category: 'Tea' },
+      { category: 'Coffee' },
+      { category: 'Gifts', categories: ['Tea'] },
+    ]);
     const ids = (await api(t, own.secret).get('/products?category=Tea')).json().data.map((p: { id: string }) => p.id);
     expect(ids).toEqual([c!.id, a!.id]);
     expect((await api(t, own.secret).get('/products?category=None')).json().data).toEqual([]);

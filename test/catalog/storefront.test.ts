@@ -20,7 +20,10 @@ describe("a product's url is a real HTML page on the storefront", () => {
       name: 'Linen shirt',
       price: '1234.5',
       description: 'Soft linen',
-      variants: [{ options: { Size: 'M' }, price: 30, stock: 0 }, { options: { Size: 'L' }, price: 32, stock: 3 }],
+      variants: [
+        { options: { Size: 'M' }, price: 30, stock: 0 },
+        { options: { Size: 'L' }, price: 32, stock: 3 },
+      ],
     });
     const { url } = (await api(t, s.secret).get(`/products/${row.id}`)).json().product;
     const res = await get(pathOf(url));
@@ -34,7 +37,11 @@ describe("a product's url is a real HTML page on the storefront", () => {
   });
 
   it('escapes every text of the product', async () => {
-    const row = await addProduct(t, s.store.id, { name: 'A "quoted" name & more', description: 'x &lt;script&gt;alert(1)&lt;/script&gt;', category: "Cat's <i>" });
+    const row = await addProduct(t, s.store.id, {
+      name: 'A "quoted" name & more',
+      description: 'x &lt;script&gt;alert(1)&lt;/script&gt;',
+      category: "Cat's <i>",
+    });
     const res = await get(`/s/${s.store.slug}/products/${row.id}`);
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('A &quot;quoted&quot; name &amp; more');
@@ -67,7 +74,11 @@ describe('the storefront lists the live products of a published store', () => {
 
   it('pages of 48 with a link to the next page', async () => {
     const own = await createTestStore(t.orm);
-    await addProducts(t, own.store.id, Array.from({ length: 50 }, (_, i) => ({ name: `Item ${i}` })));
+    await addProducts(
+      t,
+      own.store.id,
+      Array.from({ length: 50 }, (_, i) => ({ name: `Item ${i}` })),
+    );
     const first = await get(`/s/${own.store.slug}`);
     const next = /href="([^"]+\?cursor=[^"]+)"/.exec(first.body)![1]!;
     const second = await get(pathOf(next.replaceAll('&amp;', '&')));

@@ -27,7 +27,8 @@ export const log = (line: string) => console.log(`[chaos] ${line}`);
 export async function restartableTemporal(name: string) {
   const dbFile = join(mkdtempSync(join(tmpdir(), `sc-chaos-${name}-`)), 'temporal.db');
   const port = await freePort();
-  const start = () => startDevServer({ cli: inject('temporalCli'), dbFile, port, logFile: join(inject('logDir'), `temporal-chaos-${name}.log`) });
+  const start = () =>
+    startDevServer({ cli: inject('temporalCli'), dbFile, port, logFile: join(inject('logDir'), `temporal-chaos-${name}.log`) });
   let server: DevServer = await start();
   return {
     address: server.address,
@@ -48,7 +49,13 @@ export interface ChaosApp {
 }
 
 /** The real API on a loopback port, against the given database and Temporal (plugins call it over HTTP). */
-export async function listeningApp(o: { databaseUrl: string; temporalAddress: string; taskQueue: string; poolMax?: number; logName?: string }): Promise<ChaosApp> {
+export async function listeningApp(o: {
+  databaseUrl: string;
+  temporalAddress: string;
+  taskQueue: string;
+  poolMax?: number;
+  logName?: string;
+}): Promise<ChaosApp> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const config = loadConfig({
@@ -84,10 +91,22 @@ export async function listeningApp(o: { databaseUrl: string; temporalAddress: st
 export const asTestApp = (a: ChaosApp) => ({ orm: a.orm, baseUrl: a.baseUrl }) as unknown as TestApp & { baseUrl: string };
 
 /** The worker process as production runs it (`node --import tsx temporal/worker-main.ts`), so it can be SIGKILLed. */
-export function workerProcess(o: { databaseUrl: string; temporalAddress: string; taskQueue: string; logName: string }): { child: ChildProcess; exited: Promise<void> } {
+export function workerProcess(o: { databaseUrl: string; temporalAddress: string; taskQueue: string; logName: string }): {
+  child: ChildProcess;
+  exited: Promise<void>;
+} {
   const child = spawn(process.execPath, ['--import', 'tsx', resolve(repoRoot, 'temporal/worker-main.ts')], {
     cwd: repoRoot,
-    env: { ...process.env, ...testEnv({ databaseUrl: o.databaseUrl, temporalAddress: o.temporalAddress, taskQueue: o.taskQueue, secretsKey: inject('secretsKey') }), WEBHOOK_TIMEOUT_MS: '5000' },
+    env: {
+      ...process.env,
+      ...testEnv({
+        databaseUrl: o.databaseUrl,
+        temporalAddress: o.temporalAddress,
+        taskQueue: o.taskQueue,
+        secretsKey: inject('secretsKey'),
+      }),
+      WEBHOOK_TIMEOUT_MS: '5000',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out = createWriteStream(join(inject('logDir'), o.logName), { flags: 'a' });
@@ -119,4 +138,5 @@ export async function waitUntil(check: () => boolean | Promise<boolean>, timeout
 }
 
 /** A number from SQL. */
-export const countSql = async (orm: MikroORM, sql: string, params: unknown[] = []) => Number((await orm.em.fork().execute<{ n: string }[]>(sql, params))[0]!.n);
+export const countSql = async (orm: MikroORM, sql: string, params: unknown[] = []) =>
+  Number((await orm.em.fork().execute<{ n: string }[]>(sql, params))[0]!.n);

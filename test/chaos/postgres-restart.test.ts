@@ -54,7 +54,13 @@ afterAll(async () => {
   // Each step bounded, and named in the output if it is slow: a hang here is a finding too.
   const step = async (name: string, run: () => Promise<unknown> | undefined) => {
     const started = Date.now();
-    const done = await Promise.race([Promise.resolve(run()).then(() => true, () => true), sleep(20_000).then(() => false)]);
+    const done = await Promise.race([
+      Promise.resolve(run()).then(
+        () => true,
+        () => true,
+      ),
+      sleep(20_000).then(() => false),
+    ]);
     if (!done || Date.now() - started > 5000) log(`teardown: ${name} took ${done ? Date.now() - started : 'more than 20000'} ms`);
   };
   await step('app.close', () => app?.close());
@@ -88,7 +94,13 @@ describe('PostgreSQL restarted under load', () => {
         const started = Date.now();
         const timeout = new Promise<null>((done) => setTimeout(() => done(null), HANG_MS).unref());
         const res = await Promise.race([
-          app.inject({ method: 'POST', url: '/api/v1/orders', remoteAddress: ip, headers: bearer(key), payload: { external_id: `pg-${n++}`, totals: { total: 1 + (n % 50) } } }),
+          app.inject({
+            method: 'POST',
+            url: '/api/v1/orders',
+            remoteAddress: ip,
+            headers: bearer(key),
+            payload: { external_id: `pg-${n++}`, totals: { total: 1 + (n % 50) } },
+          }),
           timeout,
         ]);
         answers.push({ phase: at, status: res?.statusCode ?? 0, ms: Date.now() - started, res });
@@ -124,7 +136,9 @@ describe('PostgreSQL restarted under load', () => {
     expect(ready.statusCode).toBe(503);
     // Nothing hung, and nothing but 2xx or 503.
     expect(answers.filter((a) => a.status === 0).length, 'requests with no answer within 10 s').toBe(0);
-    expect(answers.filter((a) => ![200, 201, 503].includes(a.status)).map((a) => `${a.phase} ${a.status} ${a.res?.body.slice(0, 200)}`)).toEqual([]);
+    expect(
+      answers.filter((a) => ![200, 201, 503].includes(a.status)).map((a) => `${a.phase} ${a.status} ${a.res?.body.slice(0, 200)}`),
+    ).toEqual([]);
     // Every 503 is the envelope with code unavailable and a Retry-After.
     for (const a of answers.filter((x) => x.status === 503)) {
       expect(a.res!.json().error).toMatchObject({ code: 'unavailable', request_id: a.res!.headers['x-request-id'] });
@@ -142,7 +156,12 @@ describe('PostgreSQL restarted under load', () => {
     let reader = '';
     for (const [i, id] of confirmed.entries()) {
       if (i % 250 === 0) reader = (await addKey(orm, s.store.id, { kind: 'secret' })).key;
-      const res = await app.inject({ method: 'GET', url: `/api/v1/orders/${id}`, remoteAddress: randomLoopbackIp(), headers: bearer(reader) });
+      const res = await app.inject({
+        method: 'GET',
+        url: `/api/v1/orders/${id}`,
+        remoteAddress: randomLoopbackIp(),
+        headers: bearer(reader),
+      });
       if (res.statusCode !== 200) missing.push(`${id}: ${res.statusCode}`);
     }
     expect(missing).toEqual([]);
@@ -179,7 +198,13 @@ describe('PostgreSQL frozen (it accepts nothing and answers nothing, as in a net
         Array.from({ length: 4 }, async (_, i) => {
           const started = Date.now();
           const res = await Promise.race([
-            app.inject({ method: 'POST', url: '/api/v1/orders', remoteAddress: randomLoopbackIp(), headers: bearer(key), payload: { external_id: `frozen-${i}`, totals: { total: 1 } } }),
+            app.inject({
+              method: 'POST',
+              url: '/api/v1/orders',
+              remoteAddress: randomLoopbackIp(),
+              headers: bearer(key),
+              payload: { external_id: `frozen-${i}`, totals: { total: 1 } },
+            }),
             sleep(HANG_MS).then(() => null),
           ]);
           answers.push({ status: res?.statusCode ?? 0, ms: Date.now() - started });
@@ -191,7 +216,16 @@ describe('PostgreSQL frozen (it accepts nothing and answers nothing, as in a net
     log(`frozen PostgreSQL (status 0: no answer within ${HANG_MS} ms): ${JSON.stringify(answers)}`);
     // Once PostgreSQL runs again, writes succeed again.
     await waitUntil(
-      async () => (await app.inject({ method: 'POST', url: '/api/v1/orders', remoteAddress: randomLoopbackIp(), headers: bearer(key), payload: { external_id: 'thawed', totals: { total: 1 } } })).statusCode < 300,
+      async () =>
+        (
+          await app.inject({
+            method: 'POST',
+            url: '/api/v1/orders',
+            remoteAddress: randomLoopbackIp(),
+            headers: bearer(key),
+            payload: { external_id: 'thawed', totals: { total: 1 } },
+          })
+        ).statusCode < 300,
       30_000,
       'a write after PostgreSQL thawed',
     );

@@ -55,7 +55,12 @@ describe('Temporal stopped during a stream of order writes', () => {
     for (const n of [1, 2]) {
       const r = await startReceiver();
       receivers.push(r);
-      const created = await svc.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(admin), payload: { url: r.url(`/hook-${n}`) } });
+      const created = await svc.app.inject({
+        method: 'POST',
+        url: '/api/v1/webhooks',
+        headers: bearer(admin),
+        payload: { url: r.url(`/hook-${n}`) },
+      });
       expect(created.statusCode, created.body).toBe(201);
     }
     const mirrored: string[] = [];
@@ -66,7 +71,11 @@ describe('Temporal stopped during a stream of order writes', () => {
     // And the store's webhook lane and the connection's push idle again: a lane whose activity is still
     // running when Temporal stops keeps working (writes wake it through PostgreSQL); this test is about
     // hand-offs that wait for Temporal.
-    await waitUntil(async () => (await countSql(svc.orm, `select count(*) as n from lanes where active_until > now()`)) === 0, 60_000, 'lanes idle before the outage');
+    await waitUntil(
+      async () => (await countSql(svc.orm, `select count(*) as n from lanes where active_until > now()`)) === 0,
+      60_000,
+      'lanes idle before the outage',
+    );
 
     await temporal.stop();
     const stoppedAt = Date.now();
@@ -81,14 +90,24 @@ describe('Temporal stopped during a stream of order writes', () => {
     for (let i = 0; i < ORDERS; i++) {
       pending.push(
         svc.app
-          .inject({ method: 'POST', url: '/api/v1/orders', headers: bearer(writer), payload: { external_id: `stream-${i}`, number: `S-${i}`, totals: { total: 10 + i }, customer: { name: 'Stream' } } })
+          .inject({
+            method: 'POST',
+            url: '/api/v1/orders',
+            headers: bearer(writer),
+            payload: { external_id: `stream-${i}`, number: `S-${i}`, totals: { total: 10 + i }, customer: { name: 'Stream' } },
+          })
           .then((r) => void answers.push(r)),
       );
       if (i % (ORDERS / UPDATES) === 0) {
         const id = mirrored[i / (ORDERS / UPDATES)]!;
         pending.push(
           svc.app
-            .inject({ method: 'PATCH', url: `/api/v1/orders/${id}`, headers: bearer(writer), payload: { status: 'shipped', tracking: { number: `AWB-${i}`, courier: 'Chaos', url: 'https://track.example/x' } } })
+            .inject({
+              method: 'PATCH',
+              url: `/api/v1/orders/${id}`,
+              headers: bearer(writer),
+              payload: { status: 'shipped', tracking: { number: `AWB-${i}`, courier: 'Chaos', url: 'https://track.example/x' } },
+            })
             .then((r) => void answers.push(r)),
         );
       }
@@ -113,10 +132,16 @@ describe('Temporal stopped during a stream of order writes', () => {
 
     // Everything the database says happened must arrive: every event at both endpoints, every update at the plugin.
     const events = await svc.orm.em.fork().execute<{ id: string }[]>(`select id from order_events where store_id = ?`, [c.store.id]);
-    const updates = await svc.orm.em.fork().execute<{ id: string }[]>(`select id from connection_updates where connection_id = ?`, [c.connectionId]);
+    const updates = await svc.orm.em
+      .fork()
+      .execute<{ id: string }[]>(`select id from connection_updates where connection_id = ?`, [c.connectionId]);
     expect(updates).toHaveLength(UPDATES);
     let outboxDrainedMs = -1;
-    void waitUntil(async () => (await countSql(svc.orm, `select count(*) as n from outbox where done_at is null`)) === 0, 240_000, 'outbox drained').then(
+    void waitUntil(
+      async () => (await countSql(svc.orm, `select count(*) as n from outbox where done_at is null`)) === 0,
+      240_000,
+      'outbox drained',
+    ).then(
       (ms) => (outboxDrainedMs = ms),
       () => undefined,
     );
@@ -133,16 +158,30 @@ describe('Temporal stopped during a stream of order writes', () => {
     for (const [i, r] of receivers.entries()) {
       const counts = countByEvent(r.received);
       expect(new Set(counts.keys()), `endpoint ${i + 1} got every event`).toEqual(new Set(events.map((e) => e.id)));
-      expect([...counts.values()].filter((n) => n !== 1), `endpoint ${i + 1} got each event once`).toEqual([]);
+      expect(
+        [...counts.values()].filter((n) => n !== 1),
+        `endpoint ${i + 1} got each event once`,
+      ).toEqual([]);
     }
     const pushCounts = pushedIds.reduce<Record<string, number>>((m, id) => ({ ...m, [id]: (m[id] ?? 0) + 1 }), {});
     expect(Object.keys(pushCounts).sort()).toEqual(updates.map((u) => u.id).sort());
-    expect(Object.values(pushCounts).filter((n) => n !== 1), 'each update pushed once').toEqual([]);
+    expect(
+      Object.values(pushCounts).filter((n) => n !== 1),
+      'each update pushed once',
+    ).toEqual([]);
     expect(c.shop.applyCount).toBe(UPDATES);
-    expect(await countSql(svc.orm, `select count(*) as n from connection_updates where connection_id = ? and state <> 'applied'`, [c.connectionId])).toBe(0);
-    expect(await countSql(svc.orm, `select count(*) as n from webhook_deliveries where store_id = ? and status <> 'delivered'`, [c.store.id])).toBe(0);
+    expect(
+      await countSql(svc.orm, `select count(*) as n from connection_updates where connection_id = ? and state <> 'applied'`, [
+        c.connectionId,
+      ]),
+    ).toBe(0);
+    expect(
+      await countSql(svc.orm, `select count(*) as n from webhook_deliveries where store_id = ? and status <> 'delivered'`, [c.store.id]),
+    ).toBe(0);
     expect(await countSql(svc.orm, `select count(*) as n from outbox where done_at is null`)).toBe(0);
     const deliveries = events.length * receivers.length;
-    log(`drain time ${(drainMs / 1000).toFixed(1)} s (outbox empty after ${(outboxDrainedMs / 1000).toFixed(1)} s): ${deliveries} webhook deliveries (${events.length} events × ${receivers.length} endpoints) and ${UPDATES} update pushes, each exactly once`);
+    log(
+      `drain time ${(drainMs / 1000).toFixed(1)} s (outbox empty after ${(outboxDrainedMs / 1000).toFixed(1)} s): ${deliveries} webhook deliveries (${events.length} events × ${receivers.length} endpoints) and ${UPDATES} update pushes, each exactly once`,
+    );
   }, 480_000);
 });

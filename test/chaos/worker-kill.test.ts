@@ -9,7 +9,19 @@ import { createIsolatedDatabase } from '../helpers/isolated.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { addKey } from '../helpers/store.js';
 import { connectedPlugin, mirroredOrder } from '../connections/fixtures.js';
-import { asTestApp, countByEvent, countSql, listeningApp, log, restartableTemporal, sleep, stopChild, waitUntil, workerProcess, type ChaosApp } from './harness.js';
+import {
+  asTestApp,
+  countByEvent,
+  countSql,
+  listeningApp,
+  log,
+  restartableTemporal,
+  sleep,
+  stopChild,
+  waitUntil,
+  workerProcess,
+  type ChaosApp,
+} from './harness.js';
 
 const SLOW_MS = 300;
 const PUSH_SLOW_MS = 1500;
@@ -23,7 +35,8 @@ let svc: ChaosApp;
 let worker: ReturnType<typeof workerProcess> | undefined;
 const receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];
 
-const startWorkerProcess = (n: number) => workerProcess({ databaseUrl: db.url, temporalAddress: temporal.address, taskQueue: TASK_QUEUE, logName: `chaos-worker-${n}.log` });
+const startWorkerProcess = (n: number) =>
+  workerProcess({ databaseUrl: db.url, temporalAddress: temporal.address, taskQueue: TASK_QUEUE, logName: `chaos-worker-${n}.log` });
 
 beforeAll(async () => {
   db = await createIsolatedDatabase();
@@ -79,7 +92,10 @@ describe('the worker killed in the middle of pushes and deliveries', () => {
       });
       receivers.push(r);
       hooks.push(r);
-      expect((await svc.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(admin), payload: { url: r.url(`/hook-${n}`) } })).statusCode).toBe(201);
+      expect(
+        (await svc.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(admin), payload: { url: r.url(`/hook-${n}`) } }))
+          .statusCode,
+      ).toBe(201);
     }
     const mirrored: string[] = [];
     for (let i = 0; i < SHIPMENTS; i++) mirrored.push(await mirroredOrder(c, `K-${i}`));
@@ -91,10 +107,20 @@ describe('the worker killed in the middle of pushes and deliveries', () => {
     const atBurst = hooks.reduce((n, r) => n + r.received.length, 0);
     const writes = await Promise.all([
       ...Array.from({ length: NEW_ORDERS }, (_, i) =>
-        svc.app.inject({ method: 'POST', url: '/api/v1/orders', headers: bearer(writer), payload: { external_id: `burst-${i}`, totals: { total: 5 + i } } }),
+        svc.app.inject({
+          method: 'POST',
+          url: '/api/v1/orders',
+          headers: bearer(writer),
+          payload: { external_id: `burst-${i}`, totals: { total: 5 + i } },
+        }),
       ),
       ...mirrored.map((id, i) =>
-        svc.app.inject({ method: 'PATCH', url: `/api/v1/orders/${id}`, headers: bearer(writer), payload: { status: 'shipped', tracking: { number: `KILL-${i}` } } }),
+        svc.app.inject({
+          method: 'PATCH',
+          url: `/api/v1/orders/${id}`,
+          headers: bearer(writer),
+          payload: { status: 'shipped', tracking: { number: `KILL-${i}` } },
+        }),
       ),
     ]);
     expect(writes.filter((r) => r.statusCode >= 300).map((r) => r.body)).toEqual([]);
@@ -104,28 +130,50 @@ describe('the worker killed in the middle of pushes and deliveries', () => {
     worker!.child.kill('SIGKILL');
     await worker!.exited;
     const killedAt = new Date();
-    const inFlight = await countSql(svc.orm, `select count(*) as n from webhook_deliveries where store_id = ? and status = 'sending'`, [c.store.id]);
-    log(`worker SIGKILLed with ${inFlight} webhook deliveries claimed and in flight, ${hooks.reduce((n, r) => n + r.received.length, 0) - atBurst} of the burst's delivered, a push of ${pushReceiver.received.length ? (JSON.parse(pushReceiver.received.at(-1)!.body).updates as unknown[]).length : 0} update(s) waiting for its reply`);
+    const inFlight = await countSql(svc.orm, `select count(*) as n from webhook_deliveries where store_id = ? and status = 'sending'`, [
+      c.store.id,
+    ]);
+    log(
+      `worker SIGKILLed with ${inFlight} webhook deliveries claimed and in flight, ${hooks.reduce((n, r) => n + r.received.length, 0) - atBurst} of the burst's delivered, a push of ${pushReceiver.received.length ? (JSON.parse(pushReceiver.received.at(-1)!.body).updates as unknown[]).length : 0} update(s) waiting for its reply`,
+    );
     await sleep(1000);
     const restartedAt = Date.now();
     worker = startWorkerProcess(2);
 
     // Nothing lost: every event planned for both endpoints; nothing left pending; every update applied.
     const events = await svc.orm.em.fork().execute<{ id: string }[]>(`select id from order_events where store_id = ?`, [c.store.id]);
-    const updates = await svc.orm.em.fork().execute<{ id: string }[]>(`select id from connection_updates where connection_id = ?`, [c.connectionId]);
+    const updates = await svc.orm.em
+      .fork()
+      .execute<{ id: string }[]>(`select id from connection_updates where connection_id = ?`, [c.connectionId]);
     expect(updates).toHaveLength(SHIPMENTS);
     const state = async () => ({
-      deliveries: await svc.orm.em.fork().execute(`select status, count(*)::int as n from webhook_deliveries where store_id = ? group by status`, [c.store.id]),
-      updates: await svc.orm.em.fork().execute(`select state, push_attempts, count(*)::int as n from connection_updates where connection_id = ? group by state, push_attempts`, [c.connectionId]),
-      stuck: await svc.orm.em.fork().execute(`select id, status, error, attempted_at from webhook_deliveries where store_id = ? and status in ('pending', 'sending')`, [c.store.id]),
+      deliveries: await svc.orm.em
+        .fork()
+        .execute(`select status, count(*)::int as n from webhook_deliveries where store_id = ? group by status`, [c.store.id]),
+      updates: await svc.orm.em
+        .fork()
+        .execute(
+          `select state, push_attempts, count(*)::int as n from connection_updates where connection_id = ? group by state, push_attempts`,
+          [c.connectionId],
+        ),
+      stuck: await svc.orm.em
+        .fork()
+        .execute(`select id, status, error, attempted_at from webhook_deliveries where store_id = ? and status in ('pending', 'sending')`, [
+          c.store.id,
+        ]),
       outbox: await countSql(svc.orm, `select count(*) as n from outbox where done_at is null`),
       events: events.length,
     });
     const settleMs = await waitUntil(
       async () =>
-        (await countSql(svc.orm, `select count(*) as n from webhook_deliveries where store_id = ?`, [c.store.id])) === events.length * hooks.length &&
-        (await countSql(svc.orm, `select count(*) as n from webhook_deliveries where store_id = ? and status = 'pending'`, [c.store.id])) === 0 &&
-        (await countSql(svc.orm, `select count(*) as n from connection_updates where connection_id = ? and state <> 'applied'`, [c.connectionId])) === 0 &&
+        (await countSql(svc.orm, `select count(*) as n from webhook_deliveries where store_id = ?`, [c.store.id])) ===
+          events.length * hooks.length &&
+        (await countSql(svc.orm, `select count(*) as n from webhook_deliveries where store_id = ? and status = 'pending'`, [
+          c.store.id,
+        ])) === 0 &&
+        (await countSql(svc.orm, `select count(*) as n from connection_updates where connection_id = ? and state <> 'applied'`, [
+          c.connectionId,
+        ])) === 0 &&
         (await countSql(svc.orm, `select count(*) as n from outbox where done_at is null`)) === 0,
       300_000,
       'everything settled after the new worker started',
@@ -134,15 +182,27 @@ describe('the worker killed in the middle of pushes and deliveries', () => {
     });
     await sleep(3000);
 
-    const rows = await svc.orm.em.fork().execute<DeliveryRow[]>(`select id, event_id, endpoint_id, status, attempted_at, error from webhook_deliveries where store_id = ?`, [c.store.id]);
+    const rows = await svc.orm.em
+      .fork()
+      .execute<DeliveryRow[]>(`select id, event_id, endpoint_id, status, attempted_at, error from webhook_deliveries where store_id = ?`, [
+        c.store.id,
+      ]);
     const byStatus = rows.reduce<Record<string, number>>((m, r) => ({ ...m, [r.status]: (m[r.status] ?? 0) + 1 }), {});
     // One row per event and endpoint, and no receiver got any event twice.
     expect(new Set(rows.map((r) => `${r.event_id}/${r.endpoint_id}`)).size).toBe(events.length * hooks.length);
-    for (const [i, r] of hooks.entries()) expect([...countByEvent(r.received).values()].filter((n) => n > 1), `endpoint ${i + 1}: no event twice`).toEqual([]);
+    for (const [i, r] of hooks.entries())
+      expect(
+        [...countByEvent(r.received).values()].filter((n) => n > 1),
+        `endpoint ${i + 1}: no event twice`,
+      ).toEqual([]);
     // Each delivered row reached its receiver exactly once, under its own delivery id.
     const receivedIds = hooks.flatMap((r) => r.received.map((x) => String(x.headers['x-service-delivery'])));
     expect(new Set(receivedIds).size).toBe(receivedIds.length);
-    for (const row of rows.filter((r) => r.status === 'delivered')) expect(receivedIds.filter((id) => id === row.id), `delivery ${row.id}`).toHaveLength(1);
+    for (const row of rows.filter((r) => r.status === 'delivered'))
+      expect(
+        receivedIds.filter((id) => id === row.id),
+        `delivery ${row.id}`,
+      ).toHaveLength(1);
     // Cut by the kill: claimed before it, never retried (at most once); the receiver may or may not have it.
     // They stay 'sending' until the worker's sweep settles them as failed (after 3 minutes).
     const cut = rows.filter((r) => r.status === 'sending' || (r.status === 'failed' && /cut off/.test(r.error ?? '')));

@@ -23,8 +23,16 @@ const view = (url: string) => t.request({ method: 'GET', url: pathOf(url) });
 describe('the cart page shows the lines with the service’s prices, the delivery fee and totals', () => {
   it('variant prices, the single highest delivery fee (null → the store standard fee) and an exact total', async () => {
     const tea = await addProduct(t, s.store.id, { name: 'Tea', price: '0.10', delivery_fee: '12.5' });
-    const shirt = await addProduct(t, s.store.id, { name: 'Shirt', price: 20, delivery_fee: null, variants: [{ options: { Size: 'M' }, price: '21.35' }] });
-    const cart = await cartFor([{ product_id: tea.id, quantity: 3, price: 99 }, { product_id: shirt.id, quantity: 2, variant: { Size: 'M' } }]);
+    const shirt = await addProduct(t, s.store.id, {
+      name: 'Shirt',
+      price: 20,
+      delivery_fee: null,
+      variants: [{ options: { Size: 'M' }, price: '21.35' }],
+    });
+    const cart = await cartFor([
+      { product_id: tea.id, quantity: 3, price: 99 },
+      { product_id: shirt.id, quantity: 2, variant: { Size: 'M' } },
+    ]);
     const res = await view(cart.url);
     expect(res.statusCode).toBe(200);
     for (const [name, value] of Object.entries(PAGE_HEADERS)) expect(res.headers[name]).toBe(value);
@@ -64,7 +72,13 @@ describe('form input is validated with clear messages on the page', () => {
   it('missing and bad fields answer 400 with a message per field, the values kept and escaped', async () => {
     const p = await addProduct(t, s.store.id, { price: 4 });
     const cart = await cartFor([{ product_id: p.id, quantity: 1 }]);
-    const res = await postCart(t, cart.url, { name: '"><script>alert(1)</script>', phone: 'call me', address: '', city: 'Rabat', country: '' });
+    const res = await postCart(t, cart.url, {
+      name: '"><script>alert(1)</script>',
+      phone: 'call me',
+      address: '',
+      city: 'Rabat',
+      country: '',
+    });
     expect(res.statusCode).toBe(400);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     expect(res.body).toContain('Enter a phone number of 6 to 15 digits');
@@ -98,7 +112,11 @@ describe('an unknown, expired or used link shows a clear page and cannot place a
     const p = await addProduct(t, s.store.id);
     const cart = await cartFor([{ product_id: p.id, quantity: 1 }]);
     const other = await createTestStore(t.orm);
-    for (const url of [`/s/${s.store.slug}/cart/${'A'.repeat(43)}`, `/s/${s.store.slug}/cart/short`, `/s/${other.store.slug}/cart/${cart.token}`]) {
+    for (const url of [
+      `/s/${s.store.slug}/cart/${'A'.repeat(43)}`,
+      `/s/${s.store.slug}/cart/short`,
+      `/s/${other.store.slug}/cart/${cart.token}`,
+    ]) {
       const res = await t.request({ method: 'GET', url });
       expect(res.statusCode, url).toBe(404);
       expect(res.body).not.toContain('<form');
@@ -109,7 +127,9 @@ describe('an unknown, expired or used link shows a clear page and cannot place a
   it('past expires_at the link is a 410 page even while the session row still says open; POST places nothing', async () => {
     const p = await addProduct(t, s.store.id, { stock: 5 });
     const cart = await cartFor([{ product_id: p.id, quantity: 1 }], s, { return_url: 'https://shop.example/back' });
-    await sql(t, `update checkout_sessions set expires_at = now() - interval '1 second' where token_hash = ?`, [hashCheckoutToken(cart.token)]);
+    await sql(t, `update checkout_sessions set expires_at = now() - interval '1 second' where token_hash = ?`, [
+      hashCheckoutToken(cart.token),
+    ]);
     const res = await view(cart.url);
     expect(res.statusCode).toBe(410);
     expect(res.body).toContain('expired');
@@ -117,7 +137,11 @@ describe('an unknown, expired or used link shows a clear page and cannot place a
     expect(res.body).not.toContain('<form');
     const post = await postCart(t, cart.url, SHOPPER);
     expect(post.statusCode).toBe(410);
-    const [row] = await sql<{ status: string; order_id: string | null }>(t, 'select status, order_id from checkout_sessions where token_hash = ?', [hashCheckoutToken(cart.token)]);
+    const [row] = await sql<{ status: string; order_id: string | null }>(
+      t,
+      'select status, order_id from checkout_sessions where token_hash = ?',
+      [hashCheckoutToken(cart.token)],
+    );
     expect(row).toEqual({ status: 'open', order_id: null });
     expect((await sql<{ stock: number }>(t, 'select stock from products where id = ?', [p.id]))[0]!.stock).toBe(5);
   });

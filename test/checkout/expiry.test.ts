@@ -28,10 +28,19 @@ const bucketEnd = (expiresAt: string) => new Date(Math.ceil(Date.parse(expiresAt
 /** The workflow's handle once the outbox relay has started it (the relay runs apart from the API). */
 async function started(workflowId: string) {
   const handle = t.temporal.client.workflow.getHandle(workflowId);
-  await eventually(() => handle.describe().then(() => true, () => false), 20_000, `${workflowId} started`);
+  await eventually(
+    () =>
+      handle.describe().then(
+        () => true,
+        () => false,
+      ),
+    20_000,
+    `${workflowId} started`,
+  );
   return handle;
 }
-const statusOf = async (id: string) => (await sql<{ status: string }>(t, 'select status from checkout_sessions where id = ?', [id]))[0]!.status;
+const statusOf = async (id: string) =>
+  (await sql<{ status: string }>(t, 'select status from checkout_sessions where id = ?', [id]))[0]!.status;
 
 describe('one checkout-expiry workflow per store and time bucket owns the sessions’ end', () => {
   it('expires_at is now + CHECKOUT_TTL_SECONDS', async () => {
@@ -46,7 +55,9 @@ describe('one checkout-expiry workflow per store and time bucket owns the sessio
     const store = await createTestStore(t.orm);
     const p = await addProduct(t, store.store.id);
     // At once, as from several API processes: only the bucket's first insert hands the workflow over.
-    const responses = await Promise.all(Array.from({ length: 5 }, () => api(t, store.secret).checkout([{ product_id: p.id, quantity: 1 }])));
+    const responses = await Promise.all(
+      Array.from({ length: 5 }, () => api(t, store.secret).checkout([{ product_id: p.id, quantity: 1 }])),
+    );
     const perBucket = new Map<string, number>();
     for (const res of responses) {
       expect(res.statusCode, res.body).toBe(201);
@@ -54,12 +65,21 @@ describe('one checkout-expiry workflow per store and time bucket owns the sessio
       perBucket.set(end, (perBucket.get(end) ?? 0) + 1);
     }
     expect(perBucket.size).toBeLessThan(responses.length);
-    const rows = await sql<{ workflow_id: string; action: string; workflow_type: string; args: unknown; search_attributes: unknown; summary: string }>(
+    const rows = await sql<{
+      workflow_id: string;
+      action: string;
+      workflow_type: string;
+      args: unknown;
+      search_attributes: unknown;
+      summary: string;
+    }>(
       t,
       `select workflow_id, action, workflow_type, args, search_attributes, summary from outbox where workflow_id like 'checkout-expiry/%' and search_attributes->>'StoreId' = ? order by id`,
       [store.store.id],
     );
-    expect(rows.map((r) => r.workflow_id).sort()).toEqual([...perBucket.keys()].sort().map((end) => workflowIds.checkoutExpiry(store.store.id, end)));
+    expect(rows.map((r) => r.workflow_id).sort()).toEqual(
+      [...perBucket.keys()].sort().map((end) => workflowIds.checkoutExpiry(store.store.id, end)),
+    );
     for (const [endsAt, sessions] of perBucket) {
       expect(rows.find((r) => r.workflow_id === workflowIds.checkoutExpiry(store.store.id, endsAt))).toEqual({
         workflow_id: workflowIds.checkoutExpiry(store.store.id, endsAt),
@@ -106,7 +126,9 @@ describe('one checkout-expiry workflow per store and time bucket owns the sessio
     // The earlier tests waited for their buckets' ends, so this session is alone in its bucket.
     expect(await handle.result()).toEqual({ expired: 0 });
     expect(await statusOf(cart.id)).toBe('used');
-    const handOffs = await sql<{ action: string }>(t, `select distinct action from outbox where workflow_id like ?`, [`checkout-expiry/${s.store.id}/%`]);
+    const handOffs = await sql<{ action: string }>(t, `select distinct action from outbox where workflow_id like ?`, [
+      `checkout-expiry/${s.store.id}/%`,
+    ]);
     expect(handOffs).toEqual([{ action: 'start' }]);
     expect((await t.request({ method: 'GET', url: `${pathOf(cart.url)}/confirmation` })).statusCode).toBe(200);
   });

@@ -33,7 +33,9 @@ describe('the catalogue and checkout routes are in /api/v1/openapi.json', () => 
     expect(doc.paths['/checkout/sessions'].post.responses['422']).toBeDefined();
     expect(doc.paths['/products'].get.responses['404'].description).toMatch(/not_found/);
     expect(doc.components.schemas.ExternalProductInput.required).toEqual(expect.arrayContaining(['external_id', 'name']));
-    expect(doc.components.schemas.Product.required).toEqual(expect.arrayContaining(['id', 'object', 'price', 'delivery_fee', 'in_stock', 'variants', 'url']));
+    expect(doc.components.schemas.Product.required).toEqual(
+      expect.arrayContaining(['id', 'object', 'price', 'delivery_fee', 'in_stock', 'variants', 'url']),
+    );
   });
 
   it('the whole document stays a valid OpenAPI 3.1 description', async () => {

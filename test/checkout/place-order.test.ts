@@ -17,19 +17,38 @@ async function cartFor(items: unknown[], store = s, extra: Record<string, unknow
   expect(res.statusCode, res.body).toBe(201);
   return res.json();
 }
-const stockOf = async (id: string) => (await sql<{ stock: number | null; variants: { stock: number | null }[] }>(t, 'select stock, variants from products where id = ?', [id]))[0]!;
-const ordersOf = (storeId: string) => sql<{ id: string; order_number: string }>(t, 'select id, order_number from orders where store_id = ? order by created_at', [storeId]);
+const stockOf = async (id: string) =>
+  (
+    await sql<{ stock: number | null; variants: { stock: number | null }[] }>(t, 'select stock, variants from products where id = ?', [id])
+  )[0]!;
+const ordersOf = (storeId: string) =>
+  sql<{ id: string; order_number: string }>(t, 'select id, order_number from orders where store_id = ? order by created_at', [storeId]);
 
 describe('placing the cart creates a native cash-on-delivery order', () => {
   it('303 to the confirmation; the order has source native, a number, cod, pending, product ids and exact totals', async () => {
     const tea = await addProduct(t, s.store.id, { name: 'Tea', price: '0.10', delivery_fee: '12.5', stock: 10, sku: 'TEA' });
-    const pot = await addProduct(t, s.store.id, { name: 'Pot', price: 20, variants: [{ options: { Colour: 'Blue' }, price: '21.35', stock: 3, sku: 'POT-B' }] });
-    const cart = await cartFor([{ product_id: tea.id, quantity: 3 }, { product_id: pot.id, quantity: 2, variant: { Colour: 'Blue' } }], s, { return_url: 'https://shop.example/thanks' });
+    const pot = await addProduct(t, s.store.id, {
+      name: 'Pot',
+      price: 20,
+      variants: [{ options: { Colour: 'Blue' }, price: '21.35', stock: 3, sku: 'POT-B' }],
+    });
+    const cart = await cartFor(
+      [
+        { product_id: tea.id, quantity: 3 },
+        { product_id: pot.id, quantity: 2, variant: { Colour: 'Blue' } },
+      ],
+      s,
+      { return_url: 'https://shop.example/thanks' },
+    );
     const res = await postCart(t, cart.url, { ...SHOPPER, note: 'Ring twice\nplease', expected_total: '73' });
     expect(res.statusCode, res.body).toBe(303);
     expect(res.headers.location).toBe(`${cart.url}/confirmation`);
 
-    const [session] = await sql<{ status: string; order_id: string }>(t, 'select status, order_id from checkout_sessions where token_hash = ?', [hashCheckoutToken(cart.token)]);
+    const [session] = await sql<{ status: string; order_id: string }>(
+      t,
+      'select status, order_id from checkout_sessions where token_hash = ?',
+      [hashCheckoutToken(cart.token)],
+    );
     expect(session!.status).toBe('used');
     const order = (await api(t, s.secret).get(`/orders/${session!.order_id}`)).json().order;
     expect(order).toMatchObject({
@@ -40,13 +59,38 @@ describe('placing the cart creates a native cash-on-delivery order', () => {
       payment: { method: 'cod', status: 'unpaid' },
       totals: { total: 73, shipping: 30, discount: 0, cod_fee: 0 },
       currency: 'MAD',
-      customer: { name: 'Amina Test', phone: '+212 612 345 678', address: '12 Rue des Fleurs', city: 'Casablanca', country: 'Morocco', email: null },
+      customer: {
+        name: 'Amina Test',
+        phone: '+212 612 345 678',
+        address: '12 Rue des Fleurs',
+        city: 'Casablanca',
+        country: 'Morocco',
+        email: null,
+      },
       note: 'Ring twice\nplease',
       archived: false,
     });
     expect(order.items).toEqual([
-      { name: 'Tea', variant: null, quantity: 3, unit_price: 0.1, sku: 'TEA', product_id: tea.id, external_product_id: null, image_url: null },
-      { name: 'Pot', variant: 'Colour: Blue', quantity: 2, unit_price: 21.35, sku: 'POT-B', product_id: pot.id, external_product_id: null, image_url: null },
+      {
+        name: 'Tea',
+        variant: null,
+        quantity: 3,
+        unit_price: 0.1,
+        sku: 'TEA',
+        product_id: tea.id,
+        external_product_id: null,
+        image_url: null,
+      },
+      {
+        name: 'Pot',
+        variant: 'Colour: Blue',
+        quantity: 2,
+        unit_price: 21.35,
+        sku: 'POT-B',
+        product_id: pot.id,
+        external_product_id: null,
+        image_url: null,
+      },
     ]);
     const [row] = await sql<{ origin: string; total: string }>(t, 'select origin, total from orders where id = ?', [order.id]);
     expect(row).toEqual({ origin: 'native', total: '73.0000' });
@@ -65,10 +109,16 @@ describe('placing the cart creates a native cash-on-delivery order', () => {
     const p = await addProduct(t, s.store.id, { price: 9 });
     const cart = await cartFor([{ product_id: p.id, quantity: 1 }]);
     await postCart(t, cart.url, SHOPPER);
-    const [session] = await sql<{ order_id: string }>(t, 'select order_id from checkout_sessions where token_hash = ?', [hashCheckoutToken(cart.token)]);
+    const [session] = await sql<{ order_id: string }>(t, 'select order_id from checkout_sessions where token_hash = ?', [
+      hashCheckoutToken(cart.token),
+    ]);
     const id = session!.order_id;
-    expect(await sql(t, 'select status, actor from order_status_history where order_id = ?', [id])).toEqual([{ status: 'pending', actor: 'checkout' }]);
-    expect(await sql(t, 'select type, backfill, actor from order_events where order_id = ?', [id])).toEqual([{ type: 'order.created', backfill: false, actor: 'checkout' }]);
+    expect(await sql(t, 'select status, actor from order_status_history where order_id = ?', [id])).toEqual([
+      { status: 'pending', actor: 'checkout' },
+    ]);
+    expect(await sql(t, 'select type, backfill, actor from order_events where order_id = ?', [id])).toEqual([
+      { type: 'order.created', backfill: false, actor: 'checkout' },
+    ]);
     expect(await sql(t, 'select workflow_type from outbox where workflow_id = ?', [`webhook-lane/${s.store.id}`])).toEqual([]);
   });
 
@@ -87,7 +137,9 @@ describe('placing the cart creates a native cash-on-delivery order', () => {
     const p = await addProduct(t, s.store.id, { price: 9 });
     const cart = await cartFor([{ product_id: p.id, quantity: 1 }]);
     await postCart(t, cart.url, { ...SHOPPER, phone: '123456', country: 'MA' });
-    const [session] = await sql<{ order_id: string }>(t, 'select order_id from checkout_sessions where token_hash = ?', [hashCheckoutToken(cart.token)]);
+    const [session] = await sql<{ order_id: string }>(t, 'select order_id from checkout_sessions where token_hash = ?', [
+      hashCheckoutToken(cart.token),
+    ]);
     const order = (await api(t, s.secret).get(`/orders/${session!.order_id}`)).json().order;
     expect(order.risk.flags.map((f: { code: string }) => f.code)).toContain('phone_invalid');
   });
@@ -131,7 +183,12 @@ describe('stock is never oversold when shoppers race for the last item', () => {
 
   it('ten carts racing for three of a variant: three orders, the variant ends at 0', async () => {
     const own = await createTestStore(t.orm);
-    const p = await addProduct(t, own.store.id, { variants: [{ options: { Size: 'S' }, stock: 3 }, { options: { Size: 'M' }, stock: 9 }] });
+    const p = await addProduct(t, own.store.id, {
+      variants: [
+        { options: { Size: 'S' }, stock: 3 },
+        { options: { Size: 'M' }, stock: 9 },
+      ],
+    });
     const carts = [];
     for (let i = 0; i < 10; i++) carts.push(await cartFor([{ product_id: p.id, quantity: 1, variant: { Size: 'S' } }], own));
     const answers = await Promise.all(carts.map((c) => postCart(t, c.url, SHOPPER)));
@@ -149,7 +206,9 @@ describe('stock is never oversold when shoppers race for the last item', () => {
     const res = await postCart(t, cart.url, SHOPPER);
     expect(res.statusCode).toBe(409);
     expect(res.body).toContain('only 1 of');
-    const [session] = await sql<{ status: string }>(t, 'select status from checkout_sessions where token_hash = ?', [hashCheckoutToken(cart.token)]);
+    const [session] = await sql<{ status: string }>(t, 'select status from checkout_sessions where token_hash = ?', [
+      hashCheckoutToken(cart.token),
+    ]);
     expect(session!.status).toBe('open');
     expect((await stockOf(p.id)).stock).toBe(1);
   });

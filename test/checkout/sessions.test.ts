@@ -17,12 +17,16 @@ beforeAll(async () => {
   sized = await addProduct(t, s.store.id, {
     name: 'Shirt',
     price: 20,
-    variants: [{ options: { Size: 'M', Colour: 'Red' }, price: 21, stock: 2 }, { options: { Size: 'L', Colour: 'Red' }, stock: 0 }],
+    variants: [
+      { options: { Size: 'M', Colour: 'Red' }, price: 21, stock: 2 },
+      { options: { Size: 'L', Colour: 'Red' }, stock: 0 },
+    ],
   });
 });
 afterAll(() => t.close());
 
-const checkout = (items: unknown[], extra: Record<string, unknown> = {}, key = s.secret, headers: Record<string, string> = {}) => api(t, key, headers).checkout(items, extra);
+const checkout = (items: unknown[], extra: Record<string, unknown> = {}, key = s.secret, headers: Record<string, string> = {}) =>
+  api(t, key, headers).checkout(items, extra);
 
 describe('POST /checkout/sessions answers 201 {url, token, expires_at}', () => {
   it('the url is the cart page under the storefront, the token long and random, and only its hash is stored', async () => {
@@ -42,14 +46,18 @@ describe('POST /checkout/sessions answers 201 {url, token, expires_at}', () => {
   });
 
   it('two sessions never share a token', async () => {
-    const tokens = await Promise.all(Array.from({ length: 10 }, () => checkout([{ product_id: product.id, quantity: 1 }]).then((r) => r.json().token)));
+    const tokens = await Promise.all(
+      Array.from({ length: 10 }, () => checkout([{ product_id: product.id, quantity: 1 }]).then((r) => r.json().token)),
+    );
     expect(new Set(tokens).size).toBe(10);
   });
 
   it('a price sent by the caller is ignored, not refused', async () => {
     const res = await checkout([{ product_id: product.id, quantity: 1, price: 0.01, unit_price: 0 }], { total: 0 });
     expect(res.statusCode).toBe(201);
-    const [row] = await sql<{ lines: unknown }>(t, 'select lines from checkout_sessions where token_hash = ?', [hashCheckoutToken(res.json().token)]);
+    const [row] = await sql<{ lines: unknown }>(t, 'select lines from checkout_sessions where token_hash = ?', [
+      hashCheckoutToken(res.json().token),
+    ]);
     expect(row!.lines).toEqual([{ product_id: product.id, quantity: 1, variant: null }]);
   });
 });
@@ -80,8 +88,17 @@ describe('lines: 1 to 50, product_id uuid, integer quantity ≥ 1 (400 otherwise
 
 describe('lines the catalogue cannot fill are 422 unprocessable with param naming the line', () => {
   it('an unknown product', async () => {
-    expect(errorOf(await checkout([{ product_id: product.id, quantity: 1 }, { product_id: crypto.randomUUID(), quantity: 1 }]))).toMatchObject({
-      status: 422, code: 'unprocessable', param: 'items.1.product_id',
+    expect(
+      errorOf(
+        await checkout([
+          { product_id: product.id, quantity: 1 },
+          { product_id: crypto.randomUUID(), quantity: 1 },
+        ]),
+      ),
+    ).toMatchObject({
+      status: 422,
+      code: 'unprocessable',
+      param: 'items.1.product_id',
     });
   });
 
@@ -100,47 +117,86 @@ describe('lines the catalogue cannot fill are 422 unprocessable with param namin
     const own = await createTestStore(t.orm);
     const row = await addProduct(t, own.store.id);
     await sql(t, 'update stores set published = false where id = ?', [own.store.id]);
-    expect(errorOf(await api(t, own.secret).checkout([{ product_id: row.id, quantity: 1 }]))).toMatchObject({ status: 422, code: 'unprocessable', param: 'items.0.product_id' });
+    expect(errorOf(await api(t, own.secret).checkout([{ product_id: row.id, quantity: 1 }]))).toMatchObject({
+      status: 422,
+      code: 'unprocessable',
+      param: 'items.0.product_id',
+    });
   });
 
   it('a variant must match exactly one variant’s options', async () => {
     const ok = await checkout([{ product_id: sized.id, quantity: 1, variant: { Colour: 'Red', Size: 'M' } }]);
     expect(ok.statusCode, ok.body).toBe(201);
-    for (const variant of [{ Size: 'M' }, { Size: 'M', Colour: 'Red', Fit: 'Slim' }, { Size: 'XL', Colour: 'Red' }, { size: 'M', colour: 'Red' }]) {
-      expect(errorOf(await checkout([{ product_id: sized.id, quantity: 1, variant }])), JSON.stringify(variant)).toMatchObject({ status: 422, param: 'items.0.variant' });
+    for (const variant of [
+      { Size: 'M' },
+      { Size: 'M', Colour: 'Red', Fit: 'Slim' },
+      { Size: 'XL', Colour: 'Red' },
+      { size: 'M', colour: 'Red' },
+    ]) {
+      expect(errorOf(await checkout([{ product_id: sized.id, quantity: 1, variant }])), JSON.stringify(variant)).toMatchObject({
+        status: 422,
+        param: 'items.0.variant',
+      });
     }
   });
 
   it('a product with variants needs one; a product without variants takes none', async () => {
     expect(errorOf(await checkout([{ product_id: sized.id, quantity: 1 }]))).toMatchObject({ status: 422, param: 'items.0.variant' });
-    expect(errorOf(await checkout([{ product_id: product.id, quantity: 1, variant: { Size: 'M' } }]))).toMatchObject({ status: 422, param: 'items.0.variant' });
+    expect(errorOf(await checkout([{ product_id: product.id, quantity: 1, variant: { Size: 'M' } }]))).toMatchObject({
+      status: 422,
+      param: 'items.0.variant',
+    });
     expect((await checkout([{ product_id: product.id, quantity: 1, variant: {} }])).statusCode).toBe(201);
   });
 
   it('stock that cannot cover a line, counting earlier lines of the same product and variant', async () => {
     expect(errorOf(await checkout([{ product_id: product.id, quantity: 11 }]))).toMatchObject({ status: 422, param: 'items.0.quantity' });
-    expect(errorOf(await checkout([{ product_id: product.id, quantity: 6 }, { product_id: product.id, quantity: 5 }]))).toMatchObject({ status: 422, param: 'items.1.quantity' });
-    expect(errorOf(await checkout([{ product_id: sized.id, quantity: 1, variant: { Size: 'L', Colour: 'Red' } }]))).toMatchObject({ status: 422, param: 'items.0.quantity' });
+    expect(
+      errorOf(
+        await checkout([
+          { product_id: product.id, quantity: 6 },
+          { product_id: product.id, quantity: 5 },
+        ]),
+      ),
+    ).toMatchObject({ status: 422, param: 'items.1.quantity' });
+    expect(errorOf(await checkout([{ product_id: sized.id, quantity: 1, variant: { Size: 'L', Colour: 'Red' } }]))).toMatchObject({
+      status: 422,
+      param: 'items.0.quantity',
+    });
     expect((await checkout([{ product_id: product.id, quantity: 10 }])).statusCode).toBe(201);
   });
 });
 
 describe('keys and return_url', () => {
   it('a publishable key may set a return_url on its allowed websites', async () => {
-    const res = await checkout([{ product_id: product.id, quantity: 1 }], { return_url: `${s.origin}/thanks?x=1` }, s.publishable, { origin: s.origin, 'sec-fetch-mode': 'cors' });
+    const res = await checkout([{ product_id: product.id, quantity: 1 }], { return_url: `${s.origin}/thanks?x=1` }, s.publishable, {
+      origin: s.origin,
+      'sec-fetch-mode': 'cors',
+    });
     expect(res.statusCode, res.body).toBe(201);
   });
 
   it('a publishable key with a return_url elsewhere is 403 forbidden naming return_url', async () => {
     for (const url of ['https://evil.example/x', 'http://shop.example/x', 'https://shop.example:8443/x']) {
-      expect(errorOf(await checkout([{ product_id: product.id, quantity: 1 }], { return_url: url }, s.publishable)), url).toMatchObject({ status: 403, code: 'forbidden', param: 'return_url' });
+      expect(errorOf(await checkout([{ product_id: product.id, quantity: 1 }], { return_url: url }, s.publishable)), url).toMatchObject({
+        status: 403,
+        code: 'forbidden',
+        param: 'return_url',
+      });
     }
   });
 
   it('a secret key may set any https return_url; http is 400 and a non-web URL too', async () => {
-    expect((await checkout([{ product_id: product.id, quantity: 1 }], { return_url: 'https://anywhere.example/done' })).statusCode).toBe(201);
-    expect(errorOf(await checkout([{ product_id: product.id, quantity: 1 }], { return_url: 'http://anywhere.example/done' }))).toMatchObject({ status: 400, param: 'return_url' });
-    expect(errorOf(await checkout([{ product_id: product.id, quantity: 1 }], { return_url: 'javascript:alert(1)' }))).toMatchObject({ status: 400, param: 'return_url' });
+    expect((await checkout([{ product_id: product.id, quantity: 1 }], { return_url: 'https://anywhere.example/done' })).statusCode).toBe(
+      201,
+    );
+    expect(
+      errorOf(await checkout([{ product_id: product.id, quantity: 1 }], { return_url: 'http://anywhere.example/done' })),
+    ).toMatchObject({ status: 400, param: 'return_url' });
+    expect(errorOf(await checkout([{ product_id: product.id, quantity: 1 }], { return_url: 'javascript:alert(1)' }))).toMatchObject({
+      status: 400,
+      param: 'return_url',
+    });
   });
 
   it('a key without checkout:write is 403; a legacy key is 403', async () => {
@@ -161,10 +217,24 @@ describe('each session is owned by its store’s expiry workflow of its time buc
     const endsAt = bucketEnd(res.json().expires_at);
     const workflowId = workflowIds.checkoutExpiry(s.store.id, endsAt);
     // Earlier tests of this file made sessions of the same store, most likely in the same bucket: still one row.
-    const rows = await sql<{ workflow_type: string; args: unknown[]; search_attributes: unknown }>(t, 'select workflow_type, args, search_attributes from outbox where workflow_id = ?', [workflowId]);
-    expect(rows).toEqual([{ workflow_type: 'checkoutExpiryWorkflow', args: [{ storeId: s.store.id, endsAt }], search_attributes: { StoreId: s.store.id } }]);
+    const rows = await sql<{ workflow_type: string; args: unknown[]; search_attributes: unknown }>(
+      t,
+      'select workflow_type, args, search_attributes from outbox where workflow_id = ?',
+      [workflowId],
+    );
+    expect(rows).toEqual([
+      { workflow_type: 'checkoutExpiryWorkflow', args: [{ storeId: s.store.id, endsAt }], search_attributes: { StoreId: s.store.id } },
+    ]);
     const handle = t.temporal.client.workflow.getHandle(workflowId);
-    await eventually(() => handle.describe().then((d) => d.status.name === 'RUNNING', () => false), 20_000, 'workflow running');
+    await eventually(
+      () =>
+        handle.describe().then(
+          (d) => d.status.name === 'RUNNING',
+          () => false,
+        ),
+      20_000,
+      'workflow running',
+    );
     const description = await handle.describe();
     expect(description.type).toBe('checkoutExpiryWorkflow');
     expect(description.searchAttributes.StoreId).toEqual([s.store.id]);
@@ -175,17 +245,39 @@ describe('each session is owned by its store’s expiry workflow of its time buc
   it('another store’s sessions of the same time bucket have a workflow of their own', async () => {
     const other = await createTestStore(t.orm);
     const tea = await addProduct(t, other.store.id);
-    const [mine, theirs] = await Promise.all([checkout([{ product_id: product.id, quantity: 1 }]), api(t, other.secret).checkout([{ product_id: tea.id, quantity: 1 }])]);
+    const [mine, theirs] = await Promise.all([
+      checkout([{ product_id: product.id, quantity: 1 }]),
+      api(t, other.secret).checkout([{ product_id: tea.id, quantity: 1 }]),
+    ]);
     expect(theirs.statusCode, theirs.body).toBe(201);
     expect(bucketEnd(theirs.json().expires_at)).toBe(bucketEnd(mine.json().expires_at));
-    const ids = [workflowIds.checkoutExpiry(s.store.id, bucketEnd(mine.json().expires_at)), workflowIds.checkoutExpiry(other.store.id, bucketEnd(theirs.json().expires_at))];
+    const ids = [
+      workflowIds.checkoutExpiry(s.store.id, bucketEnd(mine.json().expires_at)),
+      workflowIds.checkoutExpiry(other.store.id, bucketEnd(theirs.json().expires_at)),
+    ];
     const rows = await sql<{ workflow_id: string }>(t, 'select workflow_id from outbox where workflow_id in (?, ?)', ids);
     expect(rows.map((r) => r.workflow_id).sort()).toEqual([...ids].sort());
     const handles = ids.map((id) => t.temporal.client.workflow.getHandle(id));
-    await eventually(() => handles[1]!.describe().then((d) => d.status.name === 'RUNNING', () => false), 20_000, 'the other store’s workflow running');
+    await eventually(
+      () =>
+        handles[1]!.describe().then(
+          (d) => d.status.name === 'RUNNING',
+          () => false,
+        ),
+      20_000,
+      'the other store’s workflow running',
+    );
     expect((await handles[1]!.describe()).searchAttributes.StoreId).toEqual([other.store.id]);
     // Day-long timers: end them here, once started (the first may be the one the test above ended already).
-    await eventually(() => handles[0]!.describe().then(() => true, () => false), 20_000, 'this store’s workflow started');
+    await eventually(
+      () =>
+        handles[0]!.describe().then(
+          () => true,
+          () => false,
+        ),
+      20_000,
+      'this store’s workflow started',
+    );
     await Promise.all(handles.map((h) => h.terminate('test done').catch(() => undefined)));
   });
 });

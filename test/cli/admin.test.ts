@@ -56,7 +56,10 @@ describe('store create', () => {
       mode: 'full',
       plan: 'free',
     });
-    expect(out.keys).toEqual({ secret: expect.stringMatching(/^svc_live_sk_[0-9a-f]{48}$/), publishable: expect.stringMatching(/^svc_live_pk_[0-9a-f]{48}$/) });
+    expect(out.keys).toEqual({
+      secret: expect.stringMatching(/^svc_live_sk_[0-9a-f]{48}$/),
+      publishable: expect.stringMatching(/^svc_live_pk_[0-9a-f]{48}$/),
+    });
   });
 
   it('the printed secret key works against the API at once, with the default scopes; the publishable key too', async () => {
@@ -64,7 +67,11 @@ describe('store create', () => {
     const secret = await me(out.keys.secret);
     expect(secret.statusCode).toBe(200);
     expect(secret.json().store.id).toBe(out.store.id);
-    expect(secret.json().key).toEqual({ kind: 'secret', scopes: ['orders:read', 'orders:write', 'products:read', 'checkout:write', 'tracking:read'], connection_id: null });
+    expect(secret.json().key).toEqual({
+      kind: 'secret',
+      scopes: ['orders:read', 'orders:write', 'products:read', 'checkout:write', 'tracking:read'],
+      connection_id: null,
+    });
     const publishable = await me(out.keys.publishable);
     expect(publishable.json().key.kind).toBe('publishable');
   });
@@ -114,7 +121,9 @@ describe('store plan and store show', () => {
     const shown = await adminJson('store', 'show', '--store', out.store.id);
     expect(shown.store).toEqual(out.store);
     expect(shown.keys.map((k: { kind: string }) => k.kind).sort()).toEqual(['publishable', 'secret']);
-    expect(Object.keys(shown.keys[0])).toEqual(expect.arrayContaining(['id', 'kind', 'prefix', 'scopes', 'origins', 'created_at', 'revoked_at']));
+    expect(Object.keys(shown.keys[0])).toEqual(
+      expect.arrayContaining(['id', 'kind', 'prefix', 'scopes', 'origins', 'created_at', 'revoked_at']),
+    );
     const text = JSON.stringify(shown);
     expect(text).not.toContain(out.keys.secret);
     expect(text).not.toContain(out.keys.publishable);
@@ -129,13 +138,32 @@ describe('key create', () => {
 
   it('a secret key holds exactly the scopes asked for, and works at once', async () => {
     const out = await adminJson('key', 'create', '--store', storeId, '--kind', 'secret', '--scopes', 'orders:read,webhooks:write');
-    expect(out).toEqual({ id: expect.any(String), key: expect.stringMatching(/^svc_live_sk_/), kind: 'secret', scopes: ['orders:read', 'webhooks:write'], origins: [] });
+    expect(out).toEqual({
+      id: expect.any(String),
+      key: expect.stringMatching(/^svc_live_sk_/),
+      kind: 'secret',
+      scopes: ['orders:read', 'webhooks:write'],
+      origins: [],
+    });
     expect((await me(out.key)).json().key.scopes).toEqual(['orders:read', 'webhooks:write']);
   });
 
   it('a publishable key keeps its allowed websites as origins', async () => {
-    const out = await adminJson('key', 'create', '--store', storeId, '--kind', 'publishable', '--origins', 'https://a.example,https://b.example/');
-    expect(out).toMatchObject({ kind: 'publishable', scopes: ['products:read', 'checkout:write', 'tracking:read'], origins: ['https://a.example', 'https://b.example'] });
+    const out = await adminJson(
+      'key',
+      'create',
+      '--store',
+      storeId,
+      '--kind',
+      'publishable',
+      '--origins',
+      'https://a.example,https://b.example/',
+    );
+    expect(out).toMatchObject({
+      kind: 'publishable',
+      scopes: ['products:read', 'checkout:write', 'tracking:read'],
+      origins: ['https://a.example', 'https://b.example'],
+    });
   });
 
   it('a scope the kind may not hold is refused: exit 2, message on stderr, nothing on stdout', async () => {

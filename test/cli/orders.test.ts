@@ -7,8 +7,11 @@ import { createTestStore, type TestStore } from '../helpers/store.js';
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const admin = (...args: string[]) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((done) =>
-    execFile(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { cwd: repoRoot, env: { ...process.env, DATABASE_URL: inject('databaseUrl'), PUBLIC_URL: 'http://127.0.0.1:3999' } }, (err, stdout, stderr) =>
-      done({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/admin.ts', ...args],
+      { cwd: repoRoot, env: { ...process.env, DATABASE_URL: inject('databaseUrl'), PUBLIC_URL: 'http://127.0.0.1:3999' } },
+      (err, stdout, stderr) => done({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
     ),
   );
 
@@ -22,9 +25,19 @@ afterAll(() => t.close());
 
 describe('orders show (support looks an order up)', () => {
   it('prints the order as the API shows it, its status history and its events', async () => {
-    const created = await t.request({ method: 'POST', url: '/api/v1/orders', headers: bearer(s.secret), payload: { external_id: 'cli-1', number: 'N-77', totals: { total: 12.5 } } });
+    const created = await t.request({
+      method: 'POST',
+      url: '/api/v1/orders',
+      headers: bearer(s.secret),
+      payload: { external_id: 'cli-1', number: 'N-77', totals: { total: 12.5 } },
+    });
     const id = created.json().order.id;
-    await t.request({ method: 'PATCH', url: `/api/v1/orders/${id}`, headers: bearer(s.secret), payload: { status: 'confirmed', comment: 'called the shopper' } });
+    await t.request({
+      method: 'PATCH',
+      url: `/api/v1/orders/${id}`,
+      headers: bearer(s.secret),
+      payload: { status: 'confirmed', comment: 'called the shopper' },
+    });
 
     const run = await admin('orders', 'show', '--store', s.store.id, '--number', 'N-77', '--json');
     expect(run.code, run.stderr).toBe(0);

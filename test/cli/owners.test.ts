@@ -9,8 +9,11 @@ import { createTestStore } from '../helpers/store.js';
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const admin = (...args: string[]) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((done) =>
-    execFile(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args, '--json'], { cwd: repoRoot, env: { ...process.env, DATABASE_URL: inject('databaseUrl'), PUBLIC_URL: 'http://127.0.0.1:3999' } }, (err, stdout, stderr) =>
-      done({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/admin.ts', ...args, '--json'],
+      { cwd: repoRoot, env: { ...process.env, DATABASE_URL: inject('databaseUrl'), PUBLIC_URL: 'http://127.0.0.1:3999' } },
+      (err, stdout, stderr) => done({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
     ),
   );
 
@@ -27,7 +30,11 @@ describe('owner add (a store made by the CLI gets a dashboard account)', () => {
     const first = await admin('owner', 'add', '--email', email, '--store', s.store.id);
     expect(first.code, first.stderr).toBe(0);
     const out = JSON.parse(first.stdout);
-    expect(out).toMatchObject({ owner: { email }, store_id: s.store.id, dashboard_url: `http://127.0.0.1:3999/dashboard/stores/${s.store.id}` });
+    expect(out).toMatchObject({
+      owner: { email },
+      store_id: s.store.id,
+      dashboard_url: `http://127.0.0.1:3999/dashboard/stores/${s.store.id}`,
+    });
     const owner = await checkCredentials(t.orm.em.fork(), email, out.password);
     expect(owner?.id).toBe(out.owner.id);
     expect(await findOwnedStore(t.orm.em.fork(), owner!.id, s.store.id)).not.toBeNull();
@@ -41,8 +48,11 @@ describe('owner add (a store made by the CLI gets a dashboard account)', () => {
   it('refuses a malformed email with the service’s words, exit 1, no stack trace', async () => {
     const s = await createTestStore(t.orm);
     const run = await new Promise<{ code: number; stderr: string }>((done) =>
-      execFile(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'owner', 'add', '--email', 'nobody-at-all', '--store', s.store.id], { cwd: repoRoot, env: { ...process.env, DATABASE_URL: inject('databaseUrl') } }, (err, _stdout, stderr) =>
-        done({ code: err ? Number(err.code ?? 1) : 0, stderr }),
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'scripts/admin.ts', 'owner', 'add', '--email', 'nobody-at-all', '--store', s.store.id],
+        { cwd: repoRoot, env: { ...process.env, DATABASE_URL: inject('databaseUrl') } },
+        (err, _stdout, stderr) => done({ code: err ? Number(err.code ?? 1) : 0, stderr }),
       ),
     );
     expect(run.code).toBe(1);

@@ -12,7 +12,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const exchange = (payload: Record<string, unknown>) => t.request({ method: 'POST', url: '/api/v1/connect/exchange', payload });
-const approve = (storeId: string, siteUrl: string, ttlSeconds = 600) => approveConnection(t.orm.em.fork(), { storeId, platform: 'platform_a', siteUrl, ttlSeconds });
+const approve = (storeId: string, siteUrl: string, ttlSeconds = 600) =>
+  approveConnection(t.orm.em.fork(), { storeId, platform: 'platform_a', siteUrl, ttlSeconds });
 
 describe('the connect code', () => {
   it('exchanges once for a connection key with the connection scopes, a whsec_ secret and the connected store', async () => {
@@ -25,7 +26,11 @@ describe('the connect code', () => {
     expect(body.webhook_secret).toMatch(/^whsec_/);
     expect(body.store).toMatchObject({ id: s.store.id, slug: s.store.slug, dashboard_url: expect.stringContaining(s.store.id) });
     const me = await t.request({ method: 'GET', url: '/api/v1/me', headers: bearer(body.api_key) });
-    expect(me.json().key).toEqual({ kind: 'secret', scopes: ['orders:read', 'orders:write', 'products:write', 'tracking:read', 'connection:manage'], connection_id: body.connection_id });
+    expect(me.json().key).toEqual({
+      kind: 'secret',
+      scopes: ['orders:read', 'orders:write', 'products:write', 'tracking:read', 'connection:manage'],
+      connection_id: body.connection_id,
+    });
     expect((await exchange({ code, site_url: 'https://one.example/' })).statusCode).toBe(400);
   });
 
@@ -56,10 +61,16 @@ describe('the connect code', () => {
   it('expires through its workflow after CONNECT_CODE_TTL_SECONDS and cannot be exchanged', async () => {
     const s = await createTestStore(t.orm);
     const { code, codeId } = await approve(s.store.id, 'https://slow.example', t.config.connectCodeTtlSeconds);
-    await eventually(async () => {
-      const [row] = await t.orm.em.fork().execute<{ expired_at: Date | null }[]>(`select expired_at from connect_codes where id = ?`, [codeId]);
-      return row!.expired_at !== null;
-    }, 45_000, 'the code workflow expiring the code');
+    await eventually(
+      async () => {
+        const [row] = await t.orm.em
+          .fork()
+          .execute<{ expired_at: Date | null }[]>(`select expired_at from connect_codes where id = ?`, [codeId]);
+        return row!.expired_at !== null;
+      },
+      45_000,
+      'the code workflow expiring the code',
+    );
     expect((await exchange({ code, site_url: 'https://slow.example' })).statusCode).toBe(400);
     const handle = t.temporal.client.workflow.getHandle(`connect-code/${codeId}`);
     expect(await handle.result()).toEqual({ outcome: 'expired' });
@@ -92,11 +103,14 @@ describe('plan limits of connected shops', () => {
       const free = await createTestStore(t.orm);
       const codes = [];
       // Approved while no shop is connected yet: each code alone is valid.
-      for (let i = 0; i < 6; i++) codes.push({ ...(await approve(free.store.id, `https://race${round}-${i}.example`)), site: `https://race${round}-${i}.example` });
+      for (let i = 0; i < 6; i++)
+        codes.push({ ...(await approve(free.store.id, `https://race${round}-${i}.example`)), site: `https://race${round}-${i}.example` });
       const results = await Promise.all(codes.map((c) => exchange({ code: c.code, site_url: c.site })));
       expect(results.filter((r) => r.statusCode === 200)).toHaveLength(1);
       expect(results.filter((r) => r.statusCode === 400)).toHaveLength(5);
-      const [row] = await t.orm.em.fork().execute<{ n: number }[]>(`select count(*)::int as n from connections where store_id = ? and status = 'active'`, [free.store.id]);
+      const [row] = await t.orm.em
+        .fork()
+        .execute<{ n: number }[]>(`select count(*)::int as n from connections where store_id = ? and status = 'active'`, [free.store.id]);
       expect(row!.n).toBe(1);
     }
   });
@@ -106,16 +120,35 @@ describe('the connection: heartbeat, host check, orders, disconnect', () => {
   it('records the heartbeat, and a site_url of another host is 409 and changes nothing', async () => {
     const c = await connectedPlugin(t, { push: false });
     const res = await t.request({ method: 'GET', url: '/api/v1/connection', headers: bearer(c.apiKey) });
-    expect(res.json().connection).toMatchObject({ id: c.connectionId, platform: 'platform_a', status: 'active', status_detail: expect.stringMatching(/pull only/), orders_synced: 0, last_order_at: null });
-    const other = await t.request({ method: 'PUT', url: '/api/v1/connection', headers: bearer(c.apiKey), payload: { site_url: 'https://staging.example', plugin_version: '9.9.9' } });
+    expect(res.json().connection).toMatchObject({
+      id: c.connectionId,
+      platform: 'platform_a',
+      status: 'active',
+      status_detail: expect.stringMatching(/pull only/),
+      orders_synced: 0,
+      last_order_at: null,
+    });
+    const other = await t.request({
+      method: 'PUT',
+      url: '/api/v1/connection',
+      headers: bearer(c.apiKey),
+      payload: { site_url: 'https://staging.example', plugin_version: '9.9.9' },
+    });
     expect(other.statusCode).toBe(409);
-    const [row] = await t.orm.em.fork().execute<{ plugin_version: string }[]>(`select plugin_version from connections where id = ?`, [c.connectionId]);
+    const [row] = await t.orm.em
+      .fork()
+      .execute<{ plugin_version: string }[]>(`select plugin_version from connections where id = ?`, [c.connectionId]);
     expect(row!.plugin_version).toBe('1.0.0');
   });
 
   it('refuses a push_url that is not an allowed target', async () => {
     const c = await connectedPlugin(t, { push: false });
-    const res = await t.request({ method: 'PUT', url: '/api/v1/connection', headers: bearer(c.apiKey), payload: { push_url: 'http://10.0.0.5/hook' } });
+    const res = await t.request({
+      method: 'PUT',
+      url: '/api/v1/connection',
+      headers: bearer(c.apiKey),
+      payload: { push_url: 'http://10.0.0.5/hook' },
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().error.param).toBe('push_url');
   });

@@ -10,8 +10,11 @@ import { connectedPlugin, mirroredOrder } from './fixtures.js';
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const admin = (...args: string[]) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((done) =>
-    execFile(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args, '--json'], { cwd: repoRoot, env: { ...process.env, DATABASE_URL: inject('databaseUrl'), PUBLIC_URL: t.baseUrl } }, (err, stdout, stderr) =>
-      done({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/admin.ts', ...args, '--json'],
+      { cwd: repoRoot, env: { ...process.env, DATABASE_URL: inject('databaseUrl'), PUBLIC_URL: t.baseUrl } },
+      (err, stdout, stderr) => done({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
     ),
   );
 
@@ -22,16 +25,34 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const failAll = (connectionId: string) =>
-  t.orm.em.fork().execute(`update connection_updates set push_failed = true, push_attempts = 8, last_push_error = 'answered 503' where connection_id = ? and state = 'waiting'`, [connectionId]);
+  t.orm.em
+    .fork()
+    .execute(
+      `update connection_updates set push_failed = true, push_attempts = 8, last_push_error = 'answered 503' where connection_id = ? and state = 'waiting'`,
+      [connectionId],
+    );
 
 describe('support: connection approve, pushes list and replay', () => {
   it('connection approve issues a code the plugin can exchange', async () => {
     const s = await createTestStore(t.orm);
-    const run = await admin('connection', 'approve', '--store', s.store.id, '--platform', 'platform_b', '--site-url', 'https://cli-shop.example');
+    const run = await admin(
+      'connection',
+      'approve',
+      '--store',
+      s.store.id,
+      '--platform',
+      'platform_b',
+      '--site-url',
+      'https://cli-shop.example',
+    );
     expect(run.code, run.stderr).toBe(0);
     const { code, expires_at } = JSON.parse(run.stdout);
     expect(new Date(expires_at).getTime()).toBeGreaterThan(Date.now());
-    const res = await t.request({ method: 'POST', url: '/api/v1/connect/exchange', payload: { code, site_url: 'https://cli-shop.example' } });
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/v1/connect/exchange',
+      payload: { code, site_url: 'https://cli-shop.example' },
+    });
     expect(res.statusCode).toBe(200);
     const conn = await t.request({ method: 'GET', url: '/api/v1/connection', headers: bearer(res.json().api_key) });
     expect(conn.json().connection.platform).toBe('platform_b');
@@ -43,7 +64,12 @@ describe('support: connection approve, pushes list and replay', () => {
     c.plugin.downWith = 503;
     await t.request({ method: 'PATCH', url: `/api/v1/orders/${id}`, headers: bearer(c.secret), payload: { status: 'shipped' } });
     // At least one failed attempt (under load the back-off may have made a second before we look).
-    const attempts = async () => ((JSON.parse((await admin('pushes', 'list', '--connection', c.connectionId)).stdout || '{}').updates ?? []) as { push_attempts: number }[])[0]?.push_attempts ?? 0;
+    const attempts = async () =>
+      (
+        (JSON.parse((await admin('pushes', 'list', '--connection', c.connectionId)).stdout || '{}').updates ?? []) as {
+          push_attempts: number;
+        }[]
+      )[0]?.push_attempts ?? 0;
     await eventually(async () => (await attempts()) >= 1, 60_000, 'a failed push');
     await failAll(c.connectionId);
     const failed = JSON.parse((await admin('pushes', 'list', '--connection', c.connectionId, '--failed')).stdout);
@@ -61,10 +87,16 @@ describe('support: connection approve, pushes list and replay', () => {
     const id = await mirroredOrder(c, 'S-2');
     c.plugin.downWith = 500;
     await t.request({ method: 'PATCH', url: `/api/v1/orders/${id}`, headers: bearer(c.secret), payload: { tracking: { number: 'Z9' } } });
-    await eventually(async () => {
-      const [row] = await t.orm.em.fork().execute<{ push_attempts: number }[]>(`select push_attempts from connection_updates where connection_id = ?`, [c.connectionId]);
-      return (row?.push_attempts ?? 0) >= 1;
-    }, 60_000, 'a failed push');
+    await eventually(
+      async () => {
+        const [row] = await t.orm.em
+          .fork()
+          .execute<{ push_attempts: number }[]>(`select push_attempts from connection_updates where connection_id = ?`, [c.connectionId]);
+        return (row?.push_attempts ?? 0) >= 1;
+      },
+      60_000,
+      'a failed push',
+    );
     await failAll(c.connectionId);
     c.plugin.downWith = null;
     await t.temporal.client.workflow.getHandle(`connection-push/${c.connectionId}`).signal(replayUpdates);

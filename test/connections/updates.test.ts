@@ -12,22 +12,33 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const patch = (key: string, id: string, payload: Record<string, unknown>) => t.request({ method: 'PATCH', url: `/api/v1/orders/${id}`, headers: bearer(key), payload });
+const patch = (key: string, id: string, payload: Record<string, unknown>) =>
+  t.request({ method: 'PATCH', url: `/api/v1/orders/${id}`, headers: bearer(key), payload });
 const updatesOf = (connectionId: string) =>
-  t.orm.em.fork().execute<{ id: string; state: string; status: string | null; push_attempts: number; push_failed: boolean }[]>(
-    `select id, state, status, push_attempts, push_failed from connection_updates where connection_id = ? order by created_at`,
-    [connectionId],
-  );
+  t.orm.em
+    .fork()
+    .execute<{ id: string; state: string; status: string | null; push_attempts: number; push_failed: boolean }[]>(
+      `select id, state, status, push_attempts, push_failed from connection_updates where connection_id = ? order by created_at`,
+      [connectionId],
+    );
 
 describe('updates go back to the shop by push', () => {
   it('a service-side shipment is pushed, verified by the plugin, applied once, and acknowledged by the reply', async () => {
     const c = await connectedPlugin(t);
     const id = await mirroredOrder(c, 'P-1');
-    const res = await patch(c.secret, id, { status: 'shipped', tracking: { number: 'AWB123', courier: 'Speedy', url: 'https://track.example/AWB123' }, comment: 'left the depot' });
+    const res = await patch(c.secret, id, {
+      status: 'shipped',
+      tracking: { number: 'AWB123', courier: 'Speedy', url: 'https://track.example/AWB123' },
+      comment: 'left the depot',
+    });
     expect(res.statusCode, res.body).toBe(200);
     await eventually(() => c.shop.applyCount === 1, 45_000, 'the push');
     const order = c.shop.orders.get('P-1')!;
-    expect(order).toMatchObject({ status: 'shipped', tracking: { number: 'AWB123', courier: 'Speedy', url: 'https://track.example/AWB123' }, notes: ['left the depot'] });
+    expect(order).toMatchObject({
+      status: 'shipped',
+      tracking: { number: 'AWB123', courier: 'Speedy', url: 'https://track.example/AWB123' },
+      notes: ['left the depot'],
+    });
     expect(order.trackingPageUrl).toBe(res.json().order.tracking.page_url);
     expect(c.plugin.pushes.every((p) => p.verified)).toBe(true);
     await eventually(async () => (await updatesOf(c.connectionId))[0]?.state === 'applied', 10_000, 'the ack');
@@ -70,7 +81,11 @@ describe('updates go back to the shop by push', () => {
 
 describe('a busy push is woken through PostgreSQL, an idle one through Temporal', () => {
   const pushWakeUps = async (connectionId: string) =>
-    (await t.orm.em.fork().execute<{ n: number }[]>(`select count(*)::int as n from outbox where workflow_id = ?`, [workflowIds.connectionPush(connectionId)]))[0]!.n;
+    (
+      await t.orm.em
+        .fork()
+        .execute<{ n: number }[]>(`select count(*)::int as n from outbox where workflow_id = ?`, [workflowIds.connectionPush(connectionId)])
+    )[0]!.n;
 
   it('while the push runs, a new update queues no hand-off; once idle, one; both reach the shop', async () => {
     const c = await connectedPlugin(t);
@@ -78,7 +93,12 @@ describe('a busy push is woken through PostgreSQL, an idle one through Temporal'
     const b = await mirroredOrder(c, 'W-2');
     const lane = workflowIds.connectionPush(c.connectionId);
     // Pretend a push run holds the lane (as a running pushDueUpdates does) but pushes nothing.
-    await t.orm.em.fork().execute(`insert into lanes (workflow_id, active_until) values (?, 'infinity') on conflict (workflow_id) do update set active_until = 'infinity'`, [lane]);
+    await t.orm.em
+      .fork()
+      .execute(
+        `insert into lanes (workflow_id, active_until) values (?, 'infinity') on conflict (workflow_id) do update set active_until = 'infinity'`,
+        [lane],
+      );
     const before = await pushWakeUps(c.connectionId);
     await patch(c.secret, a, { status: 'shipped' });
     expect(await pushWakeUps(c.connectionId)).toBe(before);
@@ -101,7 +121,10 @@ describe('pull and ack', () => {
     expect(pulled.body.updates.map((u) => u.external_id)).toEqual(['L-1', 'L-2']);
     expect(pulled.body.updates[1]).toMatchObject({ status: null, tracking: { number: 'T-2' } });
     const [first, second] = pulled.body.updates;
-    const ack = await c.plugin.client.ack([first!.id, first!.id, '00000000-0000-0000-0000-000000000000', 'not-an-id'], [{ id: second!.id, error: 'order locked' }]);
+    const ack = await c.plugin.client.ack(
+      [first!.id, first!.id, '00000000-0000-0000-0000-000000000000', 'not-an-id'],
+      [{ id: second!.id, error: 'order locked' }],
+    );
     expect(ack.body).toEqual({ acknowledged: 2 });
     expect((await c.plugin.client.ack([first!.id], [])).body).toEqual({ acknowledged: 0 });
     expect((await c.plugin.client.pullUpdates()).body.updates).toEqual([]);
@@ -140,13 +163,26 @@ describe('the reference plugin checks every push', () => {
   const secret = 'whsec_test';
   it('accepts a fresh, correctly signed push', () => {
     const ts = Math.floor(Date.now() / 1000);
-    expect(verifyPush({ 'x-service-timestamp': String(ts), 'x-service-signature': timestampedSignature(secret, ts, body) }, body, secret)).toEqual({ ok: true });
+    expect(
+      verifyPush({ 'x-service-timestamp': String(ts), 'x-service-signature': timestampedSignature(secret, ts, body) }, body, secret),
+    ).toEqual({ ok: true });
   });
   it('rejects a timestamp more than 5 minutes off, a wrong signature, and a re-serialised body', () => {
     const old = Math.floor(Date.now() / 1000) - 301;
-    expect(verifyPush({ 'x-service-timestamp': String(old), 'x-service-signature': timestampedSignature(secret, old, body) }, body, secret).ok).toBe(false);
+    expect(
+      verifyPush({ 'x-service-timestamp': String(old), 'x-service-signature': timestampedSignature(secret, old, body) }, body, secret).ok,
+    ).toBe(false);
     const ts = Math.floor(Date.now() / 1000);
-    expect(verifyPush({ 'x-service-timestamp': String(ts), 'x-service-signature': timestampedSignature('whsec_other', ts, body) }, body, secret).ok).toBe(false);
-    expect(verifyPush({ 'x-service-timestamp': String(ts), 'x-service-signature': timestampedSignature(secret, ts, body) }, JSON.stringify({ updates: [] }, null, 1), secret).ok).toBe(false);
+    expect(
+      verifyPush({ 'x-service-timestamp': String(ts), 'x-service-signature': timestampedSignature('whsec_other', ts, body) }, body, secret)
+        .ok,
+    ).toBe(false);
+    expect(
+      verifyPush(
+        { 'x-service-timestamp': String(ts), 'x-service-signature': timestampedSignature(secret, ts, body) },
+        JSON.stringify({ updates: [] }, null, 1),
+        secret,
+      ).ok,
+    ).toBe(false);
   });
 });

@@ -16,7 +16,10 @@ describe('sign up, sign in, sign out', () => {
   it('an account is created with a scrypt hash of the password, never the password itself, and the email in lower case', async () => {
     const c = new PageClient(t);
     const email = await c.signUp(newEmail('Mixed').replace('mixed', 'MiXeD'));
-    const [row] = await db().execute<{ email: string; password_hash: string }[]>(`select email, password_hash from owners where email = ?`, [email.toLowerCase()]);
+    const [row] = await db().execute<{ email: string; password_hash: string }[]>(
+      `select email, password_hash from owners where email = ?`,
+      [email.toLowerCase()],
+    );
     expect(row!.email).toBe(email.toLowerCase());
     expect(row!.password_hash).toMatch(/^scrypt\$131072\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
     expect(row!.password_hash).not.toContain(PASSWORD);
@@ -41,7 +44,11 @@ describe('sign up, sign in, sign out', () => {
     const wrong = await c.post('/dashboard/sign-in', { email, password: 'wrong password!' }, { from: '/dashboard/sign-in' });
     expect(wrong.statusCode).toBe(401);
     expect(wrong.body).toContain('The email or the password is wrong.');
-    const ok = await c.post('/dashboard/sign-in', { email: ` ${email.toUpperCase()} `, password: PASSWORD, next: '/dashboard/stores' }, { from: '/dashboard/sign-in' });
+    const ok = await c.post(
+      '/dashboard/sign-in',
+      { email: ` ${email.toUpperCase()} `, password: PASSWORD, next: '/dashboard/stores' },
+      { from: '/dashboard/sign-in' },
+    );
     expect(ok.statusCode).toBe(303);
     expect(ok.headers.location).toBe('/dashboard/stores');
     for (const next of ['https://evil.example/', '//evil.example/x', '/\\evil.example', '/api/v1/me', 'javascript:alert(1)']) {
@@ -76,7 +83,9 @@ describe('sign up, sign in, sign out', () => {
       const c = new PageClient(https);
       const res = await c.post('/dashboard/sign-up', { email: newEmail(), password: PASSWORD }, { from: '/dashboard/sign-up' });
       expect(res.statusCode).toBe(303);
-      expect([res.headers['set-cookie']].flat().some((v) => /^__Host-sc_session=.*; Path=\/; HttpOnly; SameSite=Lax; Secure/.test(v!))).toBe(true);
+      expect(
+        [res.headers['set-cookie']].flat().some((v) => /^__Host-sc_session=.*; Path=\/; HttpOnly; SameSite=Lax; Secure/.test(v!)),
+      ).toBe(true);
     } finally {
       await https.close();
     }
@@ -114,12 +123,21 @@ describe('session expiry', () => {
     const c = new PageClient(t);
     const email = await c.signUp();
     const storeId = await c.createStore();
-    await db().execute(`update owner_sessions set expires_at = now() - interval '1 second' where owner_id = (select id from owners where email = ?)`, [email]);
+    await db().execute(
+      `update owner_sessions set expires_at = now() - interval '1 second' where owner_id = (select id from owners where email = ?)`,
+      [email],
+    );
     const res = await c.get(`/dashboard/stores/${storeId}/orders?status=shipped`);
     expect(res.statusCode).toBe(303);
-    expect(res.headers.location).toBe(`/dashboard/sign-in?next=${encodeURIComponent(`/dashboard/stores/${storeId}/orders?status=shipped`)}`);
+    expect(res.headers.location).toBe(
+      `/dashboard/sign-in?next=${encodeURIComponent(`/dashboard/stores/${storeId}/orders?status=shipped`)}`,
+    );
     expect([res.headers['set-cookie']].flat().some((v) => /^sc_session=; .*Max-Age=0/.test(v ?? ''))).toBe(true);
-    const again = await c.post('/dashboard/sign-in', { email, password: PASSWORD, next: `/dashboard/stores/${storeId}/orders?status=shipped` }, { from: '/dashboard/sign-in' });
+    const again = await c.post(
+      '/dashboard/sign-in',
+      { email, password: PASSWORD, next: `/dashboard/stores/${storeId}/orders?status=shipped` },
+      { from: '/dashboard/sign-in' },
+    );
     expect(again.headers.location).toBe(`/dashboard/stores/${storeId}/orders?status=shipped`);
     expect((await c.get(again.headers.location as string)).statusCode).toBe(200);
   });
@@ -130,7 +148,9 @@ describe('session expiry', () => {
     const owner = `(select id from owners where email = '${email}')`;
     await db().execute(`update owner_sessions set last_seen_at = now() - interval '11 hours' where owner_id = ${owner}`);
     expect((await c.get('/dashboard')).statusCode).toBe(200);
-    const [seen] = await db().execute<{ fresh: boolean }[]>(`select last_seen_at > now() - interval '1 minute' as fresh from owner_sessions where owner_id = ${owner}`);
+    const [seen] = await db().execute<{ fresh: boolean }[]>(
+      `select last_seen_at > now() - interval '1 minute' as fresh from owner_sessions where owner_id = ${owner}`,
+    );
     expect(seen!.fresh).toBe(true);
     await db().execute(`update owner_sessions set last_seen_at = now() - interval '12 hours 1 minute' where owner_id = ${owner}`);
     expect((await c.get('/dashboard')).statusCode).toBe(303);
@@ -147,20 +167,32 @@ describe('password hashing (issue 16, security review)', () => {
     const key = scryptSync(PASSWORD.normalize('NFKC'), salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
     const legacy = ['scrypt', 2 ** 15, 8, 1, salt.toString('base64url'), key.toString('base64url')].join('$');
     await db().execute(`update owners set password_hash = ? where email = ?`, [legacy, email]);
-    expect((await new PageClient(t).post('/dashboard/sign-in', { email, password: 'wrong password!' }, { from: '/dashboard/sign-in' })).statusCode).toBe(401);
+    expect(
+      (await new PageClient(t).post('/dashboard/sign-in', { email, password: 'wrong password!' }, { from: '/dashboard/sign-in' }))
+        .statusCode,
+    ).toBe(401);
     const [still] = await db().execute<{ password_hash: string }[]>(`select password_hash from owners where email = ?`, [email]);
     expect(still!.password_hash).toBe(legacy);
-    expect((await new PageClient(t).post('/dashboard/sign-in', { email, password: PASSWORD }, { from: '/dashboard/sign-in' })).statusCode).toBe(303);
+    expect(
+      (await new PageClient(t).post('/dashboard/sign-in', { email, password: PASSWORD }, { from: '/dashboard/sign-in' })).statusCode,
+    ).toBe(303);
     const [renewed] = await db().execute<{ password_hash: string }[]>(`select password_hash from owners where email = ?`, [email]);
     expect(renewed!.password_hash).toMatch(/^scrypt\$131072\$8\$1\$/);
-    expect((await new PageClient(t).post('/dashboard/sign-in', { email, password: PASSWORD }, { from: '/dashboard/sign-in' })).statusCode).toBe(303);
+    expect(
+      (await new PageClient(t).post('/dashboard/sign-in', { email, password: PASSWORD }, { from: '/dashboard/sign-in' })).statusCode,
+    ).toBe(303);
   });
 });
 
 describe('the sign-in throttle', () => {
   const wrong = (c: PageClient, email: string, csrf?: string) =>
-    c.post('/dashboard/sign-in', { email, password: 'wrong password!', ...(csrf ? { _csrf: csrf } : {}) }, csrf ? {} : { from: '/dashboard/sign-in' });
-  const statuses = (list: { statusCode: number }[]) => list.reduce<Record<number, number>>((m, r) => ({ ...m, [r.statusCode]: (m[r.statusCode] ?? 0) + 1 }), {});
+    c.post(
+      '/dashboard/sign-in',
+      { email, password: 'wrong password!', ...(csrf ? { _csrf: csrf } : {}) },
+      csrf ? {} : { from: '/dashboard/sign-in' },
+    );
+  const statuses = (list: { statusCode: number }[]) =>
+    list.reduce<Record<number, number>>((m, r) => ({ ...m, [r.statusCode]: (m[r.statusCode] ?? 0) + 1 }), {});
   /** A client with its form token fetched once, to fire many posts at the same moment. */
   async function ready(ip?: string) {
     const c = new PageClient(t, ip);
@@ -207,9 +239,17 @@ describe('the sign-in throttle', () => {
     // 19 failures of the /64 already counted (each real one costs a scrypt hash), then the 20th from another address in it.
     await db().execute(`insert into sign_in_throttle (bucket, failures, window_started_at) values (?, 19, now())`, [`ip:${prefix}::/64`]);
     expect((await wrong(new PageClient(t, `${prefix}::1`), `v6-${newEmail()}`)).statusCode).toBe(401);
-    const sameNet = await new PageClient(t, `${prefix}:ffff:ffff:ffff:ffff`).post('/dashboard/sign-in', { email, password: PASSWORD }, { from: '/dashboard/sign-in' });
+    const sameNet = await new PageClient(t, `${prefix}:ffff:ffff:ffff:ffff`).post(
+      '/dashboard/sign-in',
+      { email, password: PASSWORD },
+      { from: '/dashboard/sign-in' },
+    );
     expect(sameNet.statusCode).toBe(429);
-    const nextNet = await new PageClient(t, `2001:db8:${(process.pid % 0xfff).toString(16)}:78::1`).post('/dashboard/sign-in', { email, password: PASSWORD }, { from: '/dashboard/sign-in' });
+    const nextNet = await new PageClient(t, `2001:db8:${(process.pid % 0xfff).toString(16)}:78::1`).post(
+      '/dashboard/sign-in',
+      { email, password: PASSWORD },
+      { from: '/dashboard/sign-in' },
+    );
     expect(nextNet.statusCode).toBe(303);
   });
 
@@ -217,18 +257,25 @@ describe('the sign-in throttle', () => {
     const email = await new PageClient(t).signUp();
     const noisy = new PageClient(t);
     for (let i = 0; i < 20; i++) {
-      const res = await noisy.post('/dashboard/sign-in', { email: `nobody-${i}@example.com`, password: 'wrong password' }, { from: '/dashboard/sign-in' });
+      const res = await noisy.post(
+        '/dashboard/sign-in',
+        { email: `nobody-${i}@example.com`, password: 'wrong password' },
+        { from: '/dashboard/sign-in' },
+      );
       expect(res.statusCode).toBe(401);
     }
     const refused = await noisy.post('/dashboard/sign-in', { email, password: PASSWORD }, { from: '/dashboard/sign-in' });
     expect(refused.statusCode).toBe(429);
-    expect((await new PageClient(t).post('/dashboard/sign-in', { email, password: PASSWORD }, { from: '/dashboard/sign-in' })).statusCode).toBe(303);
+    expect(
+      (await new PageClient(t).post('/dashboard/sign-in', { email, password: PASSWORD }, { from: '/dashboard/sign-in' })).statusCode,
+    ).toBe(303);
   });
 
   it('the counts live in PostgreSQL, so a second API process sees them', async () => {
     const email = await new PageClient(t).signUp();
     const ip = randomLoopbackIp();
-    for (let i = 0; i < 5; i++) await new PageClient(t, ip).post('/dashboard/sign-in', { email, password: 'wrong password' }, { from: '/dashboard/sign-in' });
+    for (let i = 0; i < 5; i++)
+      await new PageClient(t, ip).post('/dashboard/sign-in', { email, password: 'wrong password' }, { from: '/dashboard/sign-in' });
     const other = await createTestApp();
     try {
       const res = await new PageClient(other, ip).post('/dashboard/sign-in', { email, password: PASSWORD }, { from: '/dashboard/sign-in' });

@@ -32,7 +32,16 @@ export async function serveWithBrowser(env: Record<string, string> = {}): Promis
   await t.app.listen({ port, host: '127.0.0.1' });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   return {
     t,
@@ -50,7 +59,10 @@ export function watchPage(page: Page, allowedOrigins: string[]): string[] {
   const problems: string[] = [];
   page.on('console', (m) => void (m.type() === 'error' && problems.push(`console: ${m.text()}`)));
   page.on('response', (r) => void (r.status() >= 400 && problems.push(`${r.status()} from ${r.request().method()} ${r.url()}`)));
-  page.on('request', (r) => void (allowedOrigins.some((o) => r.url().startsWith(o)) || problems.push(`request outside the app: ${r.url()}`)));
+  page.on(
+    'request',
+    (r) => void (allowedOrigins.some((o) => r.url().startsWith(o)) || problems.push(`request outside the app: ${r.url()}`)),
+  );
   return problems;
 }
 

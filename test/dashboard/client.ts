@@ -30,7 +30,9 @@ export class PageClient {
   }
 
   async get(url: string, headers: Record<string, string> = {}) {
-    return this.keep(await this.t.app.inject({ method: 'GET', url, remoteAddress: this.ip, headers: { cookie: this.cookieHeader, ...headers } }));
+    return this.keep(
+      await this.t.app.inject({ method: 'GET', url, remoteAddress: this.ip, headers: { cookie: this.cookieHeader, ...headers } }),
+    );
   }
 
   /** Posts a form; `_csrf` is taken from `from` (a page fetched first) unless the fields give one. */

@@ -10,9 +10,17 @@ beforeAll(async () => (t = await createTestApp()));
 afterAll(() => t.close());
 
 const SITE = 'https://shop-a.example/';
-const GOOD = { site_url: SITE, return_url: 'https://shop-a.example/wp-admin/admin.php?page=svc', state: 'st-1', name: 'Shop A', currency: 'eur', v: '2.0.0' };
+const GOOD = {
+  site_url: SITE,
+  return_url: 'https://shop-a.example/wp-admin/admin.php?page=svc',
+  state: 'st-1',
+  name: 'Shop A',
+  currency: 'eur',
+  v: '2.0.0',
+};
 const connectPath = (params: Record<string, string>, platform = 'platform_a') => `/connect/${platform}?${new URLSearchParams(params)}`;
-const codesOf = async (storeId: string) => (await t.orm.em.fork().execute<{ n: number }[]>(`select count(*)::int as n from connect_codes where store_id = ?`, [storeId]))[0]!.n;
+const codesOf = async (storeId: string) =>
+  (await t.orm.em.fork().execute<{ n: number }[]>(`select count(*)::int as n from connect_codes where store_id = ?`, [storeId]))[0]!.n;
 
 /** Posts the approval form as the page renders it, with the fields changed as given. */
 async function submit(c: PageClient, fields: Record<string, string>, params: Record<string, string> = GOOD) {
@@ -25,12 +33,27 @@ describe('invalid connect parameters', () => {
   const cases: [string, string, Record<string, string>, string][] = [
     ['an unknown platform', 'platform_z', GOOD, 'not a platform'],
     ['no site_url', 'platform_a', { ...GOOD, site_url: '' }, 'site_url is missing'],
-    ['a site_url that is not a web address', 'platform_a', { ...GOOD, site_url: 'javascript:alert(1)' }, 'site_url is not an http(s) address'],
+    [
+      'a site_url that is not a web address',
+      'platform_a',
+      { ...GOOD, site_url: 'javascript:alert(1)' },
+      'site_url is not an http(s) address',
+    ],
     ['no return_url', 'platform_b', { ...GOOD, return_url: '' }, 'return_url is missing'],
     ['a return_url on another host', 'platform_a', { ...GOOD, return_url: 'https://evil.example/steal' }, 'same host as site_url'],
     ['a return_url on a sub-domain', 'platform_a', { ...GOOD, return_url: 'https://admin.shop-a.example/x' }, 'same host as site_url'],
-    ['a return_url with credentials', 'platform_a', { ...GOOD, return_url: 'https://user:pw@shop-a.example/x' }, 'return_url is not an http(s) address'],
-    ['a javascript: return_url', 'platform_a', { ...GOOD, return_url: 'javascript://shop-a.example/%0aalert(1)' }, 'return_url is not an http(s) address'],
+    [
+      'a return_url with credentials',
+      'platform_a',
+      { ...GOOD, return_url: 'https://user:pw@shop-a.example/x' },
+      'return_url is not an http(s) address',
+    ],
+    [
+      'a javascript: return_url',
+      'platform_a',
+      { ...GOOD, return_url: 'javascript://shop-a.example/%0aalert(1)' },
+      'return_url is not an http(s) address',
+    ],
     ['no state', 'platform_a', { ...GOOD, state: '' }, 'state is missing'],
   ];
   for (const [what, platform, params, message] of cases) {
@@ -91,7 +114,9 @@ describe('approving and declining', () => {
     const exchange = await t.request({ method: 'POST', url: '/api/v1/connect/exchange', payload: { code, site_url: SITE } });
     expect(exchange.statusCode).toBe(200);
     expect(exchange.json().store).toMatchObject({ name: 'Shop A store' });
-    const [store] = await t.orm.em.fork().execute<{ currency: string }[]>(`select currency from stores where id = ?`, [exchange.json().store.id]);
+    const [store] = await t.orm.em
+      .fork()
+      .execute<{ currency: string }[]>(`select currency from stores where id = ?`, [exchange.json().store.id]);
     expect(store!.currency).toBe('EUR');
   });
 
@@ -118,7 +143,11 @@ describe('approving and declining', () => {
     expect(full.body).toContain(`/dashboard/stores/${storeId}/settings`);
     expect(await codesOf(storeId)).toBe(0);
     const settings = `/dashboard/stores/${storeId}/settings`;
-    const saved = await c.post(settings, { name: 'Upgraded', currency: 'EUR', mode: 'full', plan: 'paid', standard_delivery_fee: '0', published: 'on' }, { from: settings });
+    const saved = await c.post(
+      settings,
+      { name: 'Upgraded', currency: 'EUR', mode: 'full', plan: 'paid', standard_delivery_fee: '0', published: 'on' },
+      { from: settings },
+    );
     expect(saved.statusCode).toBe(303);
     const ok = await submit(c, { decision: 'approve', store: storeId });
     expect(ok.statusCode).toBe(303);

@@ -8,7 +8,8 @@ let t: TestApp;
 beforeAll(async () => (t = await createTestApp()));
 afterAll(() => t.close());
 
-const keyCount = async (storeId: string) => (await t.orm.em.fork().execute<{ n: number }[]>(`select count(*)::int as n from api_keys where store_id = ?`, [storeId]))[0]!.n;
+const keyCount = async (storeId: string) =>
+  (await t.orm.em.fork().execute<{ n: number }[]>(`select count(*)::int as n from api_keys where store_id = ?`, [storeId]))[0]!.n;
 const createKeyFields = { kind: 'secret', scopes: ['orders:read'] };
 
 describe('CSRF protection', () => {
@@ -37,10 +38,20 @@ describe('CSRF protection', () => {
     await c.signUp();
     const storeId = await c.createStore();
     const url = `/dashboard/stores/${storeId}/keys`;
-    const refused: Record<string, string>[] = [{ origin: 'https://evil.example' }, { origin: 'http://127.0.0.1:3998' }, { referer: 'https://evil.example/page' }];
-    for (const headers of refused) expect((await c.post(url, createKeyFields, { from: url, headers })).statusCode, JSON.stringify(headers)).toBe(403);
+    const refused: Record<string, string>[] = [
+      { origin: 'https://evil.example' },
+      { origin: 'http://127.0.0.1:3998' },
+      { referer: 'https://evil.example/page' },
+    ];
+    for (const headers of refused)
+      expect((await c.post(url, createKeyFields, { from: url, headers })).statusCode, JSON.stringify(headers)).toBe(403);
     expect(await keyCount(storeId)).toBe(0);
-    const accepted: Record<string, string>[] = [{ origin: 'http://127.0.0.1:3999' }, { origin: 'null' }, { referer: 'http://127.0.0.1:3999/dashboard' }, {}];
+    const accepted: Record<string, string>[] = [
+      { origin: 'http://127.0.0.1:3999' },
+      { origin: 'null' },
+      { referer: 'http://127.0.0.1:3999/dashboard' },
+      {},
+    ];
     for (const headers of accepted) {
       expect((await c.post(url, createKeyFields, { from: url, headers })).statusCode, JSON.stringify(headers)).toBe(200);
     }

@@ -36,9 +36,18 @@ const FIELDS: Record<string, Record<string, string | string[]>> = {
   'POST /dashboard/stores/:storeId/connections': { platform: 'platform_a', site_url: 'https://intruder.example' },
   'POST /dashboard/stores/:storeId/connections/:connectionId/replay': {},
   'POST /dashboard/stores/:storeId/connections/:connectionId/disconnect': {},
-  'POST /dashboard/stores/:storeId/settings': { name: 'Taken over', currency: 'EUR', mode: 'full', plan: 'paid', standard_delivery_fee: '1', published: 'on' },
+  'POST /dashboard/stores/:storeId/settings': {
+    name: 'Taken over',
+    currency: 'EUR',
+    mode: 'full',
+    plan: 'paid',
+    standard_delivery_fee: '1',
+    published: 'on',
+  },
 };
-const GETS = ['', '/keys', '/webhooks', '/orders', '/orders/:orderId', '/connections', '/settings'].map((p) => `GET /dashboard/stores/:storeId${p}`);
+const GETS = ['', '/keys', '/webhooks', '/orders', '/orders/:orderId', '/connections', '/settings'].map(
+  (p) => `GET /dashboard/stores/:storeId${p}`,
+);
 
 describe('one owner never sees or touches another owner’s store', () => {
   it('the route table below covers every dashboard route that names a store', async () => {
@@ -53,12 +62,26 @@ describe('one owner never sees or touches another owner’s store', () => {
     await a.signUp();
     const storeA = await a.createStore('Alpha Secret Store');
     const key = await addKey(t.orm, storeA, { kind: 'secret', scopes: ['orders:read', 'orders:write', 'webhooks:write'] });
-    const hook = await t.request({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(key.key), payload: { url: 'http://127.0.0.1:9/alpha' } });
+    const hook = await t.request({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: bearer(key.key),
+      payload: { url: 'http://127.0.0.1:9/alpha' },
+    });
     expect(hook.statusCode).toBe(201);
-    const order = await t.request({ method: 'POST', url: '/api/v1/orders', headers: bearer(key.key), payload: { external_id: 'alpha-1', totals: { total: 10 } } });
+    const order = await t.request({
+      method: 'POST',
+      url: '/api/v1/orders',
+      headers: bearer(key.key),
+      payload: { external_id: 'alpha-1', totals: { total: 10 } },
+    });
     expect(order.statusCode).toBe(201);
     const connection = await createTestConnection(t.orm, storeA, 'platform_a');
-    await eventually(async () => (await db().execute(`select 1 from webhook_deliveries where store_id = ?`, [storeA])).length > 0, 20_000, 'a delivery of store A');
+    await eventually(
+      async () => (await db().execute(`select 1 from webhook_deliveries where store_id = ?`, [storeA])).length > 0,
+      20_000,
+      'a delivery of store A',
+    );
     const ids: Record<string, string> = {
       storeId: storeA,
       keyId: key.id,
@@ -87,7 +110,8 @@ describe('one owner never sees or touches another owner’s store', () => {
     await b.signUp();
     const storeB = await b.createStore('Beta Store');
     const token = csrfOf((await b.get(`/dashboard/stores/${storeB}`)).body)!;
-    const fill = (route: string, values: Record<string, string>) => route.split(' ')[1]!.replace(/:(\w+)/g, (_m, name: string) => values[name]!);
+    const fill = (route: string, values: Record<string, string>) =>
+      route.split(' ')[1]!.replace(/:(\w+)/g, (_m, name: string) => values[name]!);
     const tried: string[] = [];
     const expect404 = async (route: string, url: string) => {
       const res = route.startsWith('GET') ? await b.get(url) : await b.post(url, { ...FIELDS[route], _csrf: token });

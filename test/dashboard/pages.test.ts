@@ -22,12 +22,20 @@ const shownOnce = (body: string, id: string) => new RegExp(`id="${id}"[^>]*value
 describe('keys', () => {
   it('creates publishable and legacy keys with the spec’s permission rules and allowed websites', async () => {
     const { submit, page, c } = await ownerWithStore();
-    const pub = await submit('/keys', { kind: 'publishable', scopes: ['orders:read', 'products:read', 'checkout:write'], origins: 'https://shop.example\nhttps://www.shop.example/' });
+    const pub = await submit('/keys', {
+      kind: 'publishable',
+      scopes: ['orders:read', 'products:read', 'checkout:write'],
+      origins: 'https://shop.example\nhttps://www.shop.example/',
+    });
     expect(pub.statusCode).toBe(200);
     const pk = shownOnce(pub.body, 'new-key')!;
     expect(pk).toMatch(/^svc_live_pk_/);
     expect(pub.body).toContain('Permissions: products:read, checkout:write');
-    const me = await t.request({ method: 'GET', url: '/api/v1/me', headers: { ...bearer(pk), origin: 'https://www.shop.example', 'sec-fetch-mode': 'cors' } });
+    const me = await t.request({
+      method: 'GET',
+      url: '/api/v1/me',
+      headers: { ...bearer(pk), origin: 'https://www.shop.example', 'sec-fetch-mode': 'cors' },
+    });
     expect(me.statusCode).toBe(200);
     expect(me.json().key.scopes).toEqual(['products:read', 'checkout:write']);
     const legacy = await submit('/keys', { kind: 'legacy' });
@@ -40,8 +48,12 @@ describe('keys', () => {
 
   it('explains what is wrong with a key form', async () => {
     const { submit } = await ownerWithStore();
-    expect((await submit('/keys', { kind: 'publishable', scopes: 'products:read', origins: 'https://shop.example/path' })).body).toContain('is not a website origin');
-    expect((await submit('/keys', { kind: 'secret', origins: 'https://shop.example' , scopes: 'orders:read' })).body).toContain('Only publishable keys have allowed websites');
+    expect((await submit('/keys', { kind: 'publishable', scopes: 'products:read', origins: 'https://shop.example/path' })).body).toContain(
+      'is not a website origin',
+    );
+    expect((await submit('/keys', { kind: 'secret', origins: 'https://shop.example', scopes: 'orders:read' })).body).toContain(
+      'Only publishable keys have allowed websites',
+    );
     const none = await submit('/keys', { kind: 'secret' });
     expect(none.statusCode).toBe(400);
     expect(none.body).toContain('Tick at least one permission');
@@ -75,7 +87,12 @@ describe('orders', () => {
     const owner = await ownerWithStore();
     const key = await addKey(t.orm, owner.storeId, { kind: 'secret' });
     for (let i = 1; i <= n; i++) {
-      const res = await t.request({ method: 'POST', url: '/api/v1/orders', headers: bearer(key.key), payload: { external_id: `o-${i}`, number: `N-${i}`, status: i === 1 ? 'confirmed' : 'pending', totals: { total: i } } });
+      const res = await t.request({
+        method: 'POST',
+        url: '/api/v1/orders',
+        headers: bearer(key.key),
+        payload: { external_id: `o-${i}`, number: `N-${i}`, status: i === 1 ? 'confirmed' : 'pending', totals: { total: i } },
+      });
       expect(res.statusCode).toBe(201);
     }
     return { ...owner, key: key.key };
@@ -104,7 +121,12 @@ describe('orders', () => {
     const { c, page, submit } = await ownerWithStore();
     const created = await submit('/connections', { platform: 'platform_a', site_url: 'https://shop-b.example' });
     const connectionKey = shownOnce(created.body, 'conn-key')!;
-    const order = await t.request({ method: 'POST', url: '/api/v1/orders', headers: bearer(connectionKey), payload: { external_id: 'wc-1', number: '7001', status: 'processing', totals: { total: 5 } } });
+    const order = await t.request({
+      method: 'POST',
+      url: '/api/v1/orders',
+      headers: bearer(connectionKey),
+      payload: { external_id: 'wc-1', number: '7001', status: 'processing', totals: { total: 5 } },
+    });
     expect(order.json().order.source).toBe('platform_a');
     const id = order.json().order.id;
     const refused = await submit(`/orders/${id}`, { status: 'cancelled' });
@@ -115,7 +137,10 @@ describe('orders', () => {
     expect(wrongWay.body).toContain('cannot go from confirmed to pending');
     const badUrl = await submit(`/orders/${id}`, { tracking_url: 'javascript:alert(1)' });
     expect(badUrl.statusCode).toBe(400);
-    expect((await t.request({ method: 'GET', url: `/api/v1/orders/${id}`, headers: bearer(connectionKey) })).json().order).toMatchObject({ status: 'confirmed', tracking: { url: null } });
+    expect((await t.request({ method: 'GET', url: `/api/v1/orders/${id}`, headers: bearer(connectionKey) })).json().order).toMatchObject({
+      status: 'confirmed',
+      tracking: { url: null },
+    });
 
     // A change made here goes back to the shop as an update; the connections page shows it, and can send it again.
     const shipped = await submit(`/orders/${id}`, { status: 'shipped', tracking_number: 'TRK-1' });
@@ -124,7 +149,12 @@ describe('orders', () => {
     expect(history).toMatch(/<td>shipped<\/td><td><\/td><td class="muted">dashboard:[0-9a-f-]{36}<\/td>/);
     const [update] = await t.orm.em.fork().execute<{ id: string }[]>(`select id from connection_updates where order_id = ?`, [id]);
     expect((await c.get(page('/connections'))).body).toContain('1 waiting, 0 failed');
-    const ack = await t.request({ method: 'POST', url: '/api/v1/connection/updates/ack', headers: bearer(connectionKey), payload: { applied: [], failed: [{ id: update!.id, error: 'order locked <b>here</b>' }] } });
+    const ack = await t.request({
+      method: 'POST',
+      url: '/api/v1/connection/updates/ack',
+      headers: bearer(connectionKey),
+      payload: { applied: [], failed: [{ id: update!.id, error: 'order locked <b>here</b>' }] },
+    });
     expect(ack.json().acknowledged).toBe(1);
     const failed = (await c.get(page('/connections'))).body;
     expect(failed).toContain('0 waiting, 1 failed');
@@ -165,7 +195,13 @@ describe('settings and escaping', () => {
   it('saves the settings, which the API then reports, and refuses bad values with a message', async () => {
     const { c, page, submit } = await ownerWithStore();
     const key = await addKey(t.orm, (await c.get(page())).body.match(/class="mono">([0-9a-f-]{36})</)![1]!, { kind: 'secret' });
-    const saved = await submit('/settings', { name: 'Renamed store', currency: 'mad', mode: 'tracking_only', plan: 'paid', standard_delivery_fee: '12.50' });
+    const saved = await submit('/settings', {
+      name: 'Renamed store',
+      currency: 'mad',
+      mode: 'tracking_only',
+      plan: 'paid',
+      standard_delivery_fee: '12.50',
+    });
     expect(saved.statusCode).toBe(303);
     const me = (await t.request({ method: 'GET', url: '/api/v1/me', headers: bearer(key.key) })).json();
     expect(me.store).toMatchObject({ name: 'Renamed store', currency: 'MAD', mode: 'tracking_only' });
@@ -174,8 +210,20 @@ describe('settings and escaping', () => {
     expect(form).toContain('value="12.5"');
     expect(form).not.toMatch(/name="published" checked/);
     expect(form).toMatch(/\/s\/[a-z0-9-]+\/track/);
-    for (const [field, value, message] of [['currency', 'EURO', 'three-letter'], ['standard_delivery_fee', '-1', 'between 0'], ['standard_delivery_fee', 'abc', 'amount such as'], ['name', '', 'name must have']] as const) {
-      const res = await submit('/settings', { name: 'X', currency: 'EUR', mode: 'full', plan: 'free', standard_delivery_fee: '0', [field]: value });
+    for (const [field, value, message] of [
+      ['currency', 'EURO', 'three-letter'],
+      ['standard_delivery_fee', '-1', 'between 0'],
+      ['standard_delivery_fee', 'abc', 'amount such as'],
+      ['name', '', 'name must have'],
+    ] as const) {
+      const res = await submit('/settings', {
+        name: 'X',
+        currency: 'EUR',
+        mode: 'full',
+        plan: 'free',
+        standard_delivery_fee: '0',
+        [field]: value,
+      });
       expect(res.statusCode, field).toBe(400);
       expect(res.body).toContain(message);
     }

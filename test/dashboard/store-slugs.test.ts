@@ -12,7 +12,8 @@ let t: TestApp;
 beforeAll(async () => (t = await createTestApp()));
 afterAll(() => t.close());
 
-const slugsOf = async (ids: string[]) => (await sql<{ slug: string }>(t, 'select slug from stores where id = any(?::uuid[])', [`{${ids.join(',')}}`])).map((r) => r.slug);
+const slugsOf = async (ids: string[]) =>
+  (await sql<{ slug: string }>(t, 'select slug from stores where id = any(?::uuid[])', [`{${ids.join(',')}}`])).map((r) => r.slug);
 
 describe('concurrent creations of stores with the same name', () => {
   it('20 at once from the dashboard all succeed, each with a slug of its own', async () => {

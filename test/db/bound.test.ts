@@ -20,7 +20,10 @@ describe('values are bound, not inlined', () => {
   it('round-trip byte for byte: quotes, backslashes, E-string look-alikes, unicode, a 1 MB string', async () => {
     const texts = ["it's", 'a \\ back\\slash', "E'\\n'", '$1 ? $$ ;--', 'é 東 😀', 'x'.repeat(1_048_576)];
     for (const [i, text] of texts.entries()) {
-      const [row] = await executeBound<{ body: string }>(orm.em.fork(), `insert into ${table} (id, body) values (?, ?) returning body`, [i + 1, text]);
+      const [row] = await executeBound<{ body: string }>(orm.em.fork(), `insert into ${table} (id, body) values (?, ?) returning body`, [
+        i + 1,
+        text,
+      ]);
       expect(row!.body).toBe(text);
     }
   });
@@ -40,6 +43,8 @@ describe('values are bound, not inlined', () => {
 
   it('errors are MikroORM’s, as em.execute’s would be (a unique violation)', async () => {
     await executeBound(orm.em.fork(), `insert into ${table} (id, body) values (?, ?)`, [200, 'first']);
-    await expect(executeBound(orm.em.fork(), `insert into ${table} (id, body) values (?, ?)`, [200, 'again'])).rejects.toBeInstanceOf(UniqueConstraintViolationException);
+    await expect(executeBound(orm.em.fork(), `insert into ${table} (id, body) values (?, ?)`, [200, 'again'])).rejects.toBeInstanceOf(
+      UniqueConstraintViolationException,
+    );
   });
 });

@@ -31,7 +31,8 @@ afterAll(async () => {
 });
 
 // Words that would tell a client about our SQL: tables, constraints, columns, the failing values.
-const SQL_WORDS = /stores|api_keys|orders|slug|constraint|unique|foreign|uuid|timestamptz|not-a-uuid|0000-01-01|statement_timeout|pg_sleep|serializ|deadlock|sqlstate|\b\d{5}\b/i;
+const SQL_WORDS =
+  /stores|api_keys|orders|slug|constraint|unique|foreign|uuid|timestamptz|not-a-uuid|0000-01-01|statement_timeout|pg_sleep|serializ|deadlock|sqlstate|\b\d{5}\b/i;
 
 const EXPECTED: Record<FailingState, { code: string; status: number; retryAfter?: string }> = {
   '23505': { code: 'conflict', status: 409 },
@@ -86,7 +87,10 @@ describe('each SQLSTATE a client may cause maps to the spec’s error, naming no
       await a.query(`update ${scratch} set v = v where id = 1`);
       await b.query(`update ${scratch} set v = v where id = 2`);
       // Each now waits for the other's row; PostgreSQL breaks the cycle by failing one of them.
-      const results = await Promise.allSettled([a.query(`update ${scratch} set v = v where id = 2`), b.query(`update ${scratch} set v = v where id = 1`)]);
+      const results = await Promise.allSettled([
+        a.query(`update ${scratch} set v = v where id = 2`),
+        b.query(`update ${scratch} set v = v where id = 1`),
+      ]);
       const failed = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
       expect(sqlState(failed.reason)).toBe('40P01');
       expect(databaseError(failed.reason)).toMatchObject({ code: 'unavailable', status: 503, headers: { 'retry-after': '1' } });
@@ -101,8 +105,11 @@ describe('each SQLSTATE a client may cause maps to the spec’s error, naming no
     const sleep = `select pg_sleep(5) /* ${scratch} cancel */`;
     const sleeping = failureOf(() => a.query(sleep));
     // The sleep may not have reached the server yet: cancel it once it shows up.
-    for (let cancelled = false; !cancelled; ) {
-      const { rows } = await b.query<{ ok: boolean }>('select pg_cancel_backend(pid) as ok from pg_stat_activity where query = $1 and datname = current_database()', [sleep]);
+    for (let cancelled = false; !cancelled;) {
+      const { rows } = await b.query<{ ok: boolean }>(
+        'select pg_cancel_backend(pid) as ok from pg_stat_activity where query = $1 and datname = current_database()',
+        [sleep],
+      );
       cancelled = rows.some((r) => r.ok);
     }
     const err = await sleeping;

@@ -34,7 +34,10 @@ function sqlType(c: DbColumn): string {
 
 /** The values each `col = any (array[…])` (or `col = '…'`) check constraint of the table allows, by column. */
 async function enumChecks(name: string): Promise<Map<string, string[]>> {
-  const { rows } = await client.query<{ def: string }>(`select pg_get_constraintdef(oid) as def from pg_constraint where conrelid = $1::regclass and contype = 'c'`, [name]);
+  const { rows } = await client.query<{ def: string }>(
+    `select pg_get_constraintdef(oid) as def from pg_constraint where conrelid = $1::regclass and contype = 'c'`,
+    [name],
+  );
   const checks = new Map<string, string[]>();
   for (const { def } of rows) {
     const m = /^CHECK \(\((\w+) = (?:ANY \(ARRAY\[(.*)\]\)|('.*'::text))\)\)$/.exec(def);
@@ -62,14 +65,23 @@ async function differences(t: Table): Promise<string[]> {
       continue;
     }
     if (sqlType(db) !== c.type) found.push(`${at}: ${sqlType(db)} in the database, declared ${c.type}`);
-    if ((db.is_nullable === 'YES') !== c.isNullable) found.push(`${at}: ${db.is_nullable === 'YES' ? 'nullable' : 'not null'} in the database, declared otherwise`);
-    if ((db.column_default !== null) !== c.hasDefault) found.push(`${at}: ${db.column_default === null ? 'no default' : `default ${db.column_default}`} in the database, declared otherwise`);
+    if ((db.is_nullable === 'YES') !== c.isNullable)
+      found.push(`${at}: ${db.is_nullable === 'YES' ? 'nullable' : 'not null'} in the database, declared otherwise`);
+    if ((db.column_default !== null) !== c.hasDefault)
+      found.push(
+        `${at}: ${db.column_default === null ? 'no default' : `default ${db.column_default}`} in the database, declared otherwise`,
+      );
     if (c.type === 'numeric' && `${db.numeric_precision},${db.numeric_scale}` !== c.precision?.join(',')) {
-      found.push(`${at}: numeric(${db.numeric_precision},${db.numeric_scale}) in the database, declared numeric(${c.precision?.join(',')})`);
+      found.push(
+        `${at}: numeric(${db.numeric_precision},${db.numeric_scale}) in the database, declared numeric(${c.precision?.join(',')})`,
+      );
     }
     const allowed = checks.get(db.column_name)?.join(', ');
     const values = c.values ? [...c.values].sort().join(', ') : undefined;
-    if (allowed !== values) found.push(`${at}: ${allowed ? `one of ${allowed}` : 'any text'} in the database, declared ${values ? `one of ${values}` : 'any text'}`);
+    if (allowed !== values)
+      found.push(
+        `${at}: ${allowed ? `one of ${allowed}` : 'any text'} in the database, declared ${values ? `one of ${values}` : 'any text'}`,
+      );
   }
   for (const name of Object.keys(declared)) {
     if (!rows.some((db) => db.column_name === name)) found.push(`${t.name}.${name}: declared, not in the database`);
@@ -78,9 +90,12 @@ async function differences(t: Table): Promise<string[]> {
 }
 
 describe('each declared table is the table the migrations made', () => {
-  it.each(TABLES.map((t) => [t.name, t] as const))('%s: names, types, nullability, defaults, numeric precision and allowed values agree', async (_name, t) => {
-    expect(await differences(t)).toEqual([]);
-  });
+  it.each(TABLES.map((t) => [t.name, t] as const))(
+    '%s: names, types, nullability, defaults, numeric precision and allowed values agree',
+    async (_name, t) => {
+      expect(await differences(t)).toEqual([]);
+    },
+  );
 });
 
 describe('the comparison catches each kind of drift', () => {
@@ -90,9 +105,21 @@ describe('the comparison catches each kind of drift', () => {
     ['a declared column no migration made', { ...ORDERS.columns, gift_wrap: text() }, 'orders.gift_wrap: declared, not in the database'],
     ['another type', { ...ORDERS.columns, version: boolean().defaulted() }, 'orders.version: integer in the database, declared boolean'],
     ['another nullability', { ...ORDERS.columns, note: text() }, 'orders.note: nullable in the database, declared otherwise'],
-    ['a default the declaration lacks', { ...ORDERS.columns, version: integer() }, 'orders.version: default 1 in the database, declared otherwise'],
-    ['an enumeration value no check constraint allows', { ...ORDERS.columns, status: oneOf([...ORDER_STATUSES, 'returned']) }, 'orders.status: one of'],
-    ['a check constraint the declaration lacks', { ...ORDERS.columns, source: text() }, 'orders.source: one of api, native, platform_a, platform_b in the database, declared any text'],
+    [
+      'a default the declaration lacks',
+      { ...ORDERS.columns, version: integer() },
+      'orders.version: default 1 in the database, declared otherwise',
+    ],
+    [
+      'an enumeration value no check constraint allows',
+      { ...ORDERS.columns, status: oneOf([...ORDER_STATUSES, 'returned']) },
+      'orders.status: one of',
+    ],
+    [
+      'a check constraint the declaration lacks',
+      { ...ORDERS.columns, source: text() },
+      'orders.source: one of api, native, platform_a, platform_b in the database, declared any text',
+    ],
   ];
   it.each(drifted)('%s', async (_what, columns, expected) => {
     const found = await differences(table('orders', columns));

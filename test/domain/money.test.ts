@@ -1,13 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import {
-  MAX_MONEY_UNITS,
-  addMoney,
-  fromUnits,
-  maxMoney,
-  mulMoney,
-  toNumericString,
-  toUnits,
-} from '../../domain/money.js';
+import { MAX_MONEY_UNITS, addMoney, fromUnits, maxMoney, mulMoney, toNumericString, toUnits } from '../../domain/money.js';
 
 describe('reading amounts', () => {
   it('numbers and strings become exact units of 10^-4', () => {

@@ -103,7 +103,8 @@ describe('unknown statuses are refused, never defaulted', () => {
   it('an unknown status gives a message naming the value and the accepted ones', () => {
     const result = interpretStatus('platform_b', 'shipped');
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.message).toBe('unknown platform_b status "shipped"; expected one of: open, partial, fulfilled, cancelled');
+    if (!result.ok)
+      expect(result.message).toBe('unknown platform_b status "shipped"; expected one of: open, partial, fulfilled, cancelled');
   });
 
   it('an empty status is refused', () => {
@@ -202,7 +203,12 @@ describe('docs/orders.md prints the same tables as the code', () => {
     const first = lines.findIndex((l) => l.startsWith('|'));
     const end = lines.findIndex((l, i) => i > first && !l.startsWith('|'));
     const table = lines.slice(first + 2, end === -1 ? undefined : end);
-    return table.map((l) => l.split('|').slice(1, -1).map((c) => c.replaceAll('`', '').trim()));
+    return table.map((l) =>
+      l
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.replaceAll('`', '').trim()),
+    );
   };
 
   it('the transition table', () => {

@@ -26,12 +26,9 @@ describe('payment status inferred for cash on delivery', () => {
     expect(inferPaymentStatus({ status: 'completed', isCod: true })).toBe('paid');
   });
 
-  it.each(['pending', 'confirmed', 'shipped', 'out_for_delivery', 'cancelled'] as const)(
-    'a %s COD order is unpaid',
-    (status) => {
-      expect(inferPaymentStatus({ status, isCod: true })).toBe('unpaid');
-    },
-  );
+  it.each(['pending', 'confirmed', 'shipped', 'out_for_delivery', 'cancelled'] as const)('a %s COD order is unpaid', (status) => {
+    expect(inferPaymentStatus({ status, isCod: true })).toBe('unpaid');
+  });
 
   it('a COD order ignores the platform_a refunded and failed slugs', () => {
     expect(inferPaymentStatus({ status: 'cancelled', isCod: true, rawStatus: 'wc-refunded' })).toBe('unpaid');

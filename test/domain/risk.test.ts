@@ -21,8 +21,7 @@ const safeOrder: RiskInput = {
   currency: 'MAD',
   history: { ordersWithPhone: 2, cancelledWithPhone: 0 },
 };
-const codes = (input: Partial<RiskInput>): string[] =>
-  assessCodRisk({ ...safeOrder, ...input })?.flags.map((f) => f.code) ?? [];
+const codes = (input: Partial<RiskInput>): string[] => assessCodRisk({ ...safeOrder, ...input })?.flags.map((f) => f.code) ?? [];
 
 describe('only cash-on-delivery orders are assessed', () => {
   it('a prepaid order has no risk, however bad its data', () => {

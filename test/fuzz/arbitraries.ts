@@ -78,7 +78,21 @@ export const nastyString: fc.Arbitrary<string> = fc.oneof(
 export const nastyNumber: fc.Arbitrary<number> = fc.oneof(
   fc.integer(),
   fc.double(),
-  fc.constantFrom(0, -0, -1, 0.5, 1e-7, 0.12345, 1e21, 1e308, -1e308, 2 ** 53 + 1, Number.MAX_SAFE_INTEGER, 99_999_999_999.9999, 100_000_000_000),
+  fc.constantFrom(
+    0,
+    -0,
+    -1,
+    0.5,
+    1e-7,
+    0.12345,
+    1e21,
+    1e308,
+    -1e308,
+    2 ** 53 + 1,
+    Number.MAX_SAFE_INTEGER,
+    99_999_999_999.9999,
+    100_000_000_000,
+  ),
 );
 
 /** Any JSON value, a few levels deep, with hostile leaves. */
@@ -90,7 +104,11 @@ export const anyJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie
     nastyNumber,
     nastyString,
     fc.array(tie('value'), { maxLength: 4 }),
-    fc.dictionary(nastyString.filter((k) => k.length < 50), tie('value'), { maxKeys: 4 }),
+    fc.dictionary(
+      nastyString.filter((k) => k.length < 50),
+      tie('value'),
+      { maxKeys: 4 },
+    ),
   ),
 })).value;
 

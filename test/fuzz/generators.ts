@@ -2,10 +2,34 @@
 // breaks its path, query, body, headers or key in one of many ways.
 import fc from 'fast-check';
 import { BAD_IDS, badCursor, CONTENT_TYPES, fieldValue, HUGE, nastyNumber, nastyString, rawBody } from './arbitraries.js';
-import { formTemplate, jsonTemplate, knownQuery, pathsOf, poolFor, validKinds, type AuthForm, type FuzzContext, type KeyKind, type RequestSpec, type Route } from './model.js';
+import {
+  formTemplate,
+  jsonTemplate,
+  knownQuery,
+  pathsOf,
+  poolFor,
+  validKinds,
+  type AuthForm,
+  type FuzzContext,
+  type KeyKind,
+  type RequestSpec,
+  type Route,
+} from './model.js';
 
 const NORMAL_FORMS: AuthForm[] = ['bearer', 'bearer', 'bearer', 'bearer', 'x-api-key', 'bearer-lower', 'bearer-upper', 'bearer-spaces'];
-const ODD_FORMS: AuthForm[] = ['no-scheme', 'bearer-only', 'bearer-empty', 'basic', 'duplicate', 'both-different', 'long', 'trailing-garbage', 'tab', 'x-api-key-empty', 'in-query'];
+const ODD_FORMS: AuthForm[] = [
+  'no-scheme',
+  'bearer-only',
+  'bearer-empty',
+  'basic',
+  'duplicate',
+  'both-different',
+  'long',
+  'trailing-garbage',
+  'tab',
+  'x-api-key-empty',
+  'in-query',
+];
 const ALL_KINDS: KeyKind[] = ['secret', 'publishable', 'connection', 'other', 'revoked', 'none'];
 
 const authArb = (route: Route) =>
@@ -56,29 +80,65 @@ function paramArb(name: string, path: string, ctx: FuzzContext): fc.Arbitrary<st
   );
 }
 
-const RAW_QUERIES = ['?limit=1&limit=2', '?&&&', '?=', '?limit', '?limit=%', '?limit=%E0%A4%A', '?a[b][c]=1', '?limit[]=5', '?__proto__[x]=1', '?constructor[prototype][x]=1', `?${'a=1&'.repeat(1000)}`, '?cursor=a&cursor=b', '?include_archived=true&include_archived=false', '?status=pending&status=shipped', '?api_key=1', '?external_id=%ED%A0%80', '?status=%00', '?order=%FF%FE'];
+const RAW_QUERIES = [
+  '?limit=1&limit=2',
+  '?&&&',
+  '?=',
+  '?limit',
+  '?limit=%',
+  '?limit=%E0%A4%A',
+  '?a[b][c]=1',
+  '?limit[]=5',
+  '?__proto__[x]=1',
+  '?constructor[prototype][x]=1',
+  `?${'a=1&'.repeat(1000)}`,
+  '?cursor=a&cursor=b',
+  '?include_archived=true&include_archived=false',
+  '?status=pending&status=shipped',
+  '?api_key=1',
+  '?external_id=%ED%A0%80',
+  '?status=%00',
+  '?order=%FF%FE',
+];
 
 function queryArb(route: Route, ctx: FuzzContext): fc.Arbitrary<string> {
   const known = knownQuery(route, ctx);
   const names = Object.keys(known);
   const knownPair = names.length
-    ? fc.constantFrom(...names).chain((name) =>
-        fc
-          .oneof(
-            { weight: 6, arbitrary: fc.constantFrom(...known[name]!) },
-            { weight: 2, arbitrary: nastyString },
-            { weight: 1, arbitrary: nastyNumber.map(String) },
-            { weight: name === 'cursor' ? 4 : 0, arbitrary: badCursor },
-          )
-          .map((v) => [name, v] as const),
-      )
+    ? fc
+        .constantFrom(...names)
+        .chain((name) =>
+          fc
+            .oneof(
+              { weight: 6, arbitrary: fc.constantFrom(...known[name]!) },
+              { weight: 2, arbitrary: nastyString },
+              { weight: 1, arbitrary: nastyNumber.map(String) },
+              { weight: name === 'cursor' ? 4 : 0, arbitrary: badCursor },
+            )
+            .map((v) => [name, v] as const),
+        )
     : fc.constant(['limit', '10'] as const);
-  const oddPair = fc.tuple(fc.oneof(nastyString, fc.constantFrom('limit[]', 'a[b]', '__proto__', 'constructor[prototype]', '', 'LIMIT', 'Limit')), nastyString).map(([k, v]) => [k, v] as const);
+  const oddPair = fc
+    .tuple(
+      fc.oneof(nastyString, fc.constantFrom('limit[]', 'a[b]', '__proto__', 'constructor[prototype]', '', 'LIMIT', 'Limit')),
+      nastyString,
+    )
+    .map(([k, v]) => [k, v] as const);
   const encode = (s: string) => encodeURIComponent(wellFormed(s));
   return fc.oneof(
     { weight: 3, arbitrary: fc.constant('') },
-    { weight: 8, arbitrary: fc.array(knownPair, { minLength: 1, maxLength: 4 }).map((pairs) => `?${pairs.map(([k, v]) => `${encode(k)}=${encode(v)}`).join('&')}`) },
-    { weight: 2, arbitrary: fc.array(fc.oneof(knownPair, oddPair), { minLength: 1, maxLength: 4 }).map((pairs) => `?${pairs.map(([k, v]) => `${encode(k)}=${encode(v)}`).join('&')}`) },
+    {
+      weight: 8,
+      arbitrary: fc
+        .array(knownPair, { minLength: 1, maxLength: 4 })
+        .map((pairs) => `?${pairs.map(([k, v]) => `${encode(k)}=${encode(v)}`).join('&')}`),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .array(fc.oneof(knownPair, oddPair), { minLength: 1, maxLength: 4 })
+        .map((pairs) => `?${pairs.map(([k, v]) => `${encode(k)}=${encode(v)}`).join('&')}`),
+    },
     { weight: 2, arbitrary: fc.constantFrom(...RAW_QUERIES) },
   );
 }
@@ -87,7 +147,10 @@ type Mutation = { op: 'set' | 'delete' | 'extra' | 'null' | 'stringify' | 'wrap'
 const mutationArb: fc.Arbitrary<Mutation> = fc.record({
   op: fc.constantFrom('set', 'set', 'set', 'delete', 'extra', 'null', 'stringify', 'wrap'),
   at: fc.nat(),
-  key: fc.oneof(nastyString.map((s) => s.slice(0, 100)), fc.constantFrom('__proto__', 'constructor', 'id', 'store_id', 'source', 'object', 'price', 'admin')),
+  key: fc.oneof(
+    nastyString.map((s) => s.slice(0, 100)),
+    fc.constantFrom('__proto__', 'constructor', 'id', 'store_id', 'source', 'object', 'price', 'admin'),
+  ),
   value: fieldValue,
 });
 
@@ -100,7 +163,8 @@ function mutate(template: Record<string, unknown>, mutations: Mutation[]): unkno
     const paths = pathsOf(root);
     const path = paths[m.at % paths.length]!;
     if (path.length === 0) {
-      if (m.op === 'extra' && root && typeof root === 'object') Object.defineProperty(root, m.key, { value: m.value, enumerable: true, writable: true, configurable: true });
+      if (m.op === 'extra' && root && typeof root === 'object')
+        Object.defineProperty(root, m.key, { value: m.value, enumerable: true, writable: true, configurable: true });
       else if (m.op === 'set' || m.op === 'null') root = m.op === 'null' ? null : m.value;
       continue;
     }
@@ -126,7 +190,8 @@ function mutate(template: Record<string, unknown>, mutations: Mutation[]): unkno
         break;
       case 'extra': {
         const target = parent[last];
-        if (target && typeof target === 'object' && !Array.isArray(target)) Object.defineProperty(target, m.key, { value: m.value, enumerable: true, writable: true, configurable: true });
+        if (target && typeof target === 'object' && !Array.isArray(target))
+          Object.defineProperty(target, m.key, { value: m.value, enumerable: true, writable: true, configurable: true });
         else parent[last] = { [m.key]: m.value };
       }
     }
@@ -142,23 +207,32 @@ function jsonBodyArb(route: Route, ctx: FuzzContext): fc.Arbitrary<Body> {
   const template = (n: number) => jsonTemplate(route, ctx, n) ?? {};
   const body = fc.oneof(
     { weight: 4, arbitrary: fc.nat().map((n) => JSON.stringify(template(n))) },
-    { weight: 10, arbitrary: fc.tuple(fc.nat(), fc.array(mutationArb, { minLength: 1, maxLength: 4 })).map(([n, ms]) => JSON.stringify(mutate(template(n), ms)) ?? 'null') },
+    {
+      weight: 10,
+      arbitrary: fc
+        .tuple(fc.nat(), fc.array(mutationArb, { minLength: 1, maxLength: 4 }))
+        .map(([n, ms]) => JSON.stringify(mutate(template(n), ms)) ?? 'null'),
+    },
     { weight: 1, arbitrary: fieldValue.map((v) => JSON.stringify(v) ?? 'null') },
     { weight: 1, arbitrary: fc.nat().map((n) => JSON.stringify({ ...template(n), pad: HUGE.repeat(11) })) },
     { weight: 2, arbitrary: rawBody },
   );
-  const contentType = fc.oneof({ weight: 12, arbitrary: fc.constant('application/json') }, { weight: 3, arbitrary: fc.constantFrom(...CONTENT_TYPES) }, { weight: 1, arbitrary: fc.constant(undefined) });
-  return fc.oneof(
-    { weight: 20, arbitrary: fc.record({ payload: body, contentType }) },
-    { weight: 1, arbitrary: fc.constant({}) },
+  const contentType = fc.oneof(
+    { weight: 12, arbitrary: fc.constant('application/json') },
+    { weight: 3, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
+    { weight: 1, arbitrary: fc.constant(undefined) },
   );
+  return fc.oneof({ weight: 20, arbitrary: fc.record({ payload: body, contentType }) }, { weight: 1, arbitrary: fc.constant({}) });
 }
 
 /** Form body of a page: the valid one, mutated fields, duplicates, or something that is not a form at all. */
 function formBodyArb(route: Route, ctx: FuzzContext): fc.Arbitrary<Body> {
   const template = formTemplate(route, ctx);
   const names = Object.keys(template);
-  const field = fc.tuple(fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...names) }, { weight: 1, arbitrary: nastyString.map((s) => s.slice(0, 60)) }), nastyString);
+  const field = fc.tuple(
+    fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...names) }, { weight: 1, arbitrary: nastyString.map((s) => s.slice(0, 60)) }),
+    nastyString,
+  );
   const form = fc.oneof(
     { weight: 3, arbitrary: fc.constant(new URLSearchParams(template).toString()) },
     {
@@ -172,8 +246,27 @@ function formBodyArb(route: Route, ctx: FuzzContext): fc.Arbitrary<Body> {
     { weight: 1, arbitrary: fc.constantFrom('a=%', '%%%', '&&&', '=', `x=${'y'.repeat(70_000)}`, 'name=%E0%A4%A', '_csrf=&_csrf=x') },
   );
   return fc.oneof(
-    { weight: 10, arbitrary: fc.record({ payload: form, contentType: fc.constantFrom('application/x-www-form-urlencoded', 'application/x-www-form-urlencoded; charset=UTF-8', 'APPLICATION/X-WWW-FORM-URLENCODED') }) },
-    { weight: 2, arbitrary: fc.record({ payload: fc.oneof(rawBody, fieldValue.map((v) => JSON.stringify(v) ?? 'null')), contentType: fc.constantFrom(...CONTENT_TYPES) }) },
+    {
+      weight: 10,
+      arbitrary: fc.record({
+        payload: form,
+        contentType: fc.constantFrom(
+          'application/x-www-form-urlencoded',
+          'application/x-www-form-urlencoded; charset=UTF-8',
+          'APPLICATION/X-WWW-FORM-URLENCODED',
+        ),
+      }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        payload: fc.oneof(
+          rawBody,
+          fieldValue.map((v) => JSON.stringify(v) ?? 'null'),
+        ),
+        contentType: fc.constantFrom(...CONTENT_TYPES),
+      }),
+    },
     { weight: 1, arbitrary: fc.constant({}) },
   );
 }
@@ -183,8 +276,18 @@ export function requestArb(route: Route, ctx: FuzzContext): fc.Arbitrary<Request
   const names = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
   const params = fc.tuple(...names.map((n) => paramArb(n, route.path, ctx)));
   const hasBody = ['POST', 'PUT', 'PATCH'].includes(route.method) || (route.wrongMethod && route.method === 'DELETE');
-  const body: fc.Arbitrary<Body> = hasBody ? (route.api ? jsonBodyArb(route, ctx) : formBodyArb(route, ctx)) : fc.oneof({ weight: 12, arbitrary: fc.constant<Body>({}) }, { weight: 1, arbitrary: fc.record<Body>({ payload: rawBody, contentType: fc.constantFrom(...CONTENT_TYPES) }) });
-  const session = route.path.startsWith('/dashboard') || route.path.startsWith('/connect/') ? fc.constantFrom('valid', 'valid', 'valid', 'none', 'forged') : fc.constant('none');
+  const body: fc.Arbitrary<Body> = hasBody
+    ? route.api
+      ? jsonBodyArb(route, ctx)
+      : formBodyArb(route, ctx)
+    : fc.oneof(
+        { weight: 12, arbitrary: fc.constant<Body>({}) },
+        { weight: 1, arbitrary: fc.record<Body>({ payload: rawBody, contentType: fc.constantFrom(...CONTENT_TYPES) }) },
+      );
+  const session =
+    route.path.startsWith('/dashboard') || route.path.startsWith('/connect/')
+      ? fc.constantFrom('valid', 'valid', 'valid', 'none', 'forged')
+      : fc.constant('none');
   return fc
     .record({
       params,

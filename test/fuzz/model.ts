@@ -147,9 +147,23 @@ export function knownQuery(route: Route, ctx: FuzzContext): Record<string, strin
   if (p === '/s/:slug') return { cursor: [ctx.cursor] };
   if (p === '/s/:slug/track') return { order: ctx.orderNumbers };
   if (p.startsWith('/connect/'))
-    return { site_url: [ctx.connectedSite, 'https://new-shop.example'], return_url: [`${ctx.connectedSite}/wp-admin/x`], state: ['abc123'], name: ['Shop'], currency: ['USD'], v: ['1.2.3'] };
+    return {
+      site_url: [ctx.connectedSite, 'https://new-shop.example'],
+      return_url: [`${ctx.connectedSite}/wp-admin/x`],
+      state: ['abc123'],
+      name: ['Shop'],
+      currency: ['USD'],
+      v: ['1.2.3'],
+    };
   if (p.startsWith('/dashboard'))
-    return { next: ['/dashboard', 'https://evil.example', '//evil.example'], store: ctx.storeIds, done: ['created', 'revoked'], status: ['pending'], cursor: [ctx.cursor], limit: ['10'] };
+    return {
+      next: ['/dashboard', 'https://evil.example', '//evil.example'],
+      store: ctx.storeIds,
+      done: ['created', 'revoked'],
+      status: ['pending'],
+      cursor: [ctx.cursor],
+      limit: ['10'],
+    };
   return {};
 }
 
@@ -163,8 +177,17 @@ export function jsonTemplate(route: Route, ctx: FuzzContext, n: number): Record<
     currency: 'USD',
     totals: { total: 30.5, shipping: 5, discount: 0, cod_fee: 1, tax: 0.5 },
     payment: { status: 'unpaid', method: 'cod', method_title: 'Cash on delivery', is_cod: true },
-    customer: { name: 'Fuzz Buyer', email: 'buyer@example.com', phone: '+212612345678', address_line1: '1 Rue', city: 'Rabat', country: 'MA' },
-    items: [{ name: 'Tea', sku: 'T-1', quantity: 2, unit_price: 12.25, external_product_id: 'p-1', image_url: 'https://img.example/t.png' }],
+    customer: {
+      name: 'Fuzz Buyer',
+      email: 'buyer@example.com',
+      phone: '+212612345678',
+      address_line1: '1 Rue',
+      city: 'Rabat',
+      country: 'MA',
+    },
+    items: [
+      { name: 'Tea', sku: 'T-1', quantity: 2, unit_price: 12.25, external_product_id: 'p-1', image_url: 'https://img.example/t.png' },
+    ],
     tracking: { number: 'AWB1', courier: 'DHL', url: 'https://track.example/AWB1' },
     note: 'leave at the door',
     created_at: '2026-11-01T10:00:00Z',
@@ -180,7 +203,21 @@ export function jsonTemplate(route: Route, ctx: FuzzContext, n: number): Record<
     case 'POST /api/v1/external-products/batch':
       return {
         products: [
-          { external_id: ctx.externalProductIds[n % ctx.externalProductIds.length], name: 'Outside thing', sku: 'X', currency: 'USD', category: 'C', description: '<b>d</b>', status: 'publish', price: 9.99, stock: 3, image_url: 'https://img.example/a.png', url: 'https://shop.example/p', images: ['https://img.example/b.png'], updated_at: '2026-11-01T10:00:00Z' },
+          {
+            external_id: ctx.externalProductIds[n % ctx.externalProductIds.length],
+            name: 'Outside thing',
+            sku: 'X',
+            currency: 'USD',
+            category: 'C',
+            description: '<b>d</b>',
+            status: 'publish',
+            price: 9.99,
+            stock: 3,
+            image_url: 'https://img.example/a.png',
+            url: 'https://shop.example/p',
+            images: ['https://img.example/b.png'],
+            updated_at: '2026-11-01T10:00:00Z',
+          },
         ],
       };
     case 'POST /api/v1/checkout/sessions':
@@ -190,9 +227,19 @@ export function jsonTemplate(route: Route, ctx: FuzzContext, n: number): Record<
     case 'POST /api/v1/connect/exchange':
       return { code: ctx.connectCodes[n % ctx.connectCodes.length], site_url: 'https://code-shop.example' };
     case 'PUT /api/v1/connection':
-      return { plugin_version: '1.0.0', platform_version: '9.1', shop_name: 'Fuzz shop', currency: 'USD', site_url: ctx.connectedSite, push_url: n % 2 ? null : `${ctx.hookUrl}/push` };
+      return {
+        plugin_version: '1.0.0',
+        platform_version: '9.1',
+        shop_name: 'Fuzz shop',
+        currency: 'USD',
+        site_url: ctx.connectedSite,
+        push_url: n % 2 ? null : `${ctx.hookUrl}/push`,
+      };
     case 'POST /api/v1/connection/updates/ack':
-      return { applied: [ctx.updateIds[n % ctx.updateIds.length]], failed: [{ id: ctx.updateIds[(n + 1) % ctx.updateIds.length], error: 'order locked' }] };
+      return {
+        applied: [ctx.updateIds[n % ctx.updateIds.length]],
+        failed: [{ id: ctx.updateIds[(n + 1) % ctx.updateIds.length], error: 'order locked' }],
+      };
     default:
       return null;
   }
@@ -204,10 +251,44 @@ export function formTemplate(route: Route, ctx: FuzzContext): Record<string, str
   const p = route.path;
   if (p === '/track/:orderId') return { contact: '5678' };
   if (p === '/s/:slug/track') return { order: ctx.orderNumbers[0]!, contact: '5678' };
-  if (p === '/s/:slug/cart/:token') return { name: 'Amina', phone: '+212 612 345 678', address: '12 Rue des Fleurs', city: 'Casablanca', country: 'Morocco', note: '', expected_total: '10.00' };
-  if (p.endsWith('sign-in') || p.endsWith('sign-up')) return { email: 'fuzz@example.com', password: 'not the password', next: '/dashboard', ...csrf };
-  if (p.startsWith('/connect/')) return { site_url: ctx.connectedSite, return_url: `${ctx.connectedSite}/wp-admin`, state: 'abc', name: 'Shop', store: ctx.storeIds[0]!, ...csrf };
-  return { name: 'Fuzz', currency: 'USD', kind: 'secret', scopes: 'orders:read', label: 'k', url: `${ctx.hookUrl}/dash`, events: '*', platform: 'platform_a', site_url: 'https://dash-shop.example', status: 'shipped', comment: 'c', tracking_number: 'T', published: 'on', standard_delivery_fee: '5', ...csrf };
+  if (p === '/s/:slug/cart/:token')
+    return {
+      name: 'Amina',
+      phone: '+212 612 345 678',
+      address: '12 Rue des Fleurs',
+      city: 'Casablanca',
+      country: 'Morocco',
+      note: '',
+      expected_total: '10.00',
+    };
+  if (p.endsWith('sign-in') || p.endsWith('sign-up'))
+    return { email: 'fuzz@example.com', password: 'not the password', next: '/dashboard', ...csrf };
+  if (p.startsWith('/connect/'))
+    return {
+      site_url: ctx.connectedSite,
+      return_url: `${ctx.connectedSite}/wp-admin`,
+      state: 'abc',
+      name: 'Shop',
+      store: ctx.storeIds[0]!,
+      ...csrf,
+    };
+  return {
+    name: 'Fuzz',
+    currency: 'USD',
+    kind: 'secret',
+    scopes: 'orders:read',
+    label: 'k',
+    url: `${ctx.hookUrl}/dash`,
+    events: '*',
+    platform: 'platform_a',
+    site_url: 'https://dash-shop.example',
+    status: 'shipped',
+    comment: 'c',
+    tracking_number: 'T',
+    published: 'on',
+    standard_delivery_fee: '5',
+    ...csrf,
+  };
 }
 
 /** Every path (as a list of keys) inside a JSON template, for mutations to aim at. */
@@ -219,7 +300,11 @@ export function pathsOf(value: unknown, prefix: (string | number)[] = []): (stri
 }
 
 /** The Authorization / X-Api-Key headers (or query) of one auth form for a key. */
-export function authHeaders(form: AuthForm, key: string | null, otherKey: string): { headers: Record<string, string | string[]>; query?: string } {
+export function authHeaders(
+  form: AuthForm,
+  key: string | null,
+  otherKey: string,
+): { headers: Record<string, string | string[]>; query?: string } {
   if (key === null) return { headers: {} };
   switch (form) {
     case 'bearer':

@@ -63,7 +63,12 @@ async function dashboardSession(): Promise<{ sessionCookie: string; csrf: string
     url: '/dashboard/sign-up',
     remoteAddress: ip,
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...(pre ? { cookie: pre } : {}) },
-    payload: new URLSearchParams({ email: `fuzz-${Date.now()}@example.com`, password: 'fuzz passphrase 12345', next: '/dashboard', _csrf: csrfIn(form.body) ?? '' }).toString(),
+    payload: new URLSearchParams({
+      email: `fuzz-${Date.now()}@example.com`,
+      password: 'fuzz passphrase 12345',
+      next: '/dashboard',
+      _csrf: csrfIn(form.body) ?? '',
+    }).toString(),
   });
   const sessionCookie = cookieOf(signUp, 'sc_session');
   if (!sessionCookie) return null;
@@ -115,40 +120,85 @@ beforeAll(async () => {
 
   const products = await addProducts(t, mainStoreId, [
     { name: 'Tea', price: 10, stock: 100_000, category: 'Drinks' },
-    { name: 'Cup', price: 4.5, category: 'Kitchen', variants: [{ options: { Size: 'M' }, price: 5, stock: 1000 }, { options: { Size: 'L' }, price: 6, stock: 1000 }] },
+    {
+      name: 'Cup',
+      price: 4.5,
+      category: 'Kitchen',
+      variants: [
+        { options: { Size: 'M' }, price: 5, stock: 1000 },
+        { options: { Size: 'L' }, price: 6, stock: 1000 },
+      ],
+    },
     { name: 'Gone', price: 1, stock: 0 },
   ]);
   const [otherProduct] = await addProducts(t, other.store.id, [{ name: 'Elsewhere', price: 3 }]);
   const externalIds = Array.from({ length: 30 }, (_, i) => `fz-${i}`);
   const orderIds: string[] = [];
   for (const [i, external_id] of externalIds.slice(0, 6).entries()) {
-    const res = await post(main.secret, '/api/v1/orders', { external_id, number: `F-${i}`, totals: { total: 10 + i }, customer: { name: 'Buyer', phone: '+212612345678', email: 'buyer@example.com' } });
+    const res = await post(main.secret, '/api/v1/orders', {
+      external_id,
+      number: `F-${i}`,
+      totals: { total: 10 + i },
+      customer: { name: 'Buyer', phone: '+212612345678', email: 'buyer@example.com' },
+    });
     orderIds.push(res.json().order.id);
   }
   const updateIds: string[] = [];
   for (const i of [0, 1, 2]) {
-    const res = await post(connection.key, '/api/v1/orders', { external_id: `conn-${i}`, number: `C-${i}`, status: 'wc-processing', totals: { total: 5 } });
+    const res = await post(connection.key, '/api/v1/orders', {
+      external_id: `conn-${i}`,
+      number: `C-${i}`,
+      status: 'wc-processing',
+      totals: { total: 5 },
+    });
     orderIds.push(res.json().order.id);
     await post(main.secret, `/api/v1/orders/${res.json().order.id}`, { status: 'shipped', tracking: { number: `T${i}` } }, 'PATCH');
   }
-  for (const r of await orm.em.fork().execute<{ id: string }[]>(`select id from connection_updates where connection_id = ?`, [connectionId])) updateIds.push(r.id);
-  const otherOrder = (await post(other.secret, '/api/v1/orders', { external_id: 'elsewhere', number: 'F-0', totals: { total: 1 } })).json().order.id;
+  for (const r of await orm.em
+    .fork()
+    .execute<{ id: string }[]>(`select id from connection_updates where connection_id = ?`, [connectionId]))
+    updateIds.push(r.id);
+  const otherOrder = (await post(other.secret, '/api/v1/orders', { external_id: 'elsewhere', number: 'F-0', totals: { total: 1 } })).json()
+    .order.id;
   const cursor = (await post(main.secret, '/api/v1/orders?limit=1', undefined, 'GET')).json().next_cursor;
   const endpointIds: string[] = [];
   for (const n of [1, 2]) endpointIds.push((await post(admin, '/api/v1/webhooks', { url: `http://127.0.0.1:9/setup-${n}` })).json().id);
   const externalProductIds = ['xp-1', 'xp-2', 'xp 3/ä'];
-  await post(connection.key, '/api/v1/external-products/batch', { products: externalProductIds.map((external_id) => ({ external_id, name: external_id })) });
+  await post(connection.key, '/api/v1/external-products/batch', {
+    products: externalProductIds.map((external_id) => ({ external_id, name: external_id })),
+  });
   const cartTokens: string[] = [];
-  for (const item of [{ product_id: products[0]!.id, quantity: 1 }, { product_id: products[1]!.id, quantity: 2, variant: { Size: 'M' } }, { product_id: products[0]!.id, quantity: 3 }]) {
+  for (const item of [
+    { product_id: products[0]!.id, quantity: 1 },
+    { product_id: products[1]!.id, quantity: 2, variant: { Size: 'M' } },
+    { product_id: products[0]!.id, quantity: 3 },
+  ]) {
     cartTokens.push((await post(main.secret, '/api/v1/checkout/sessions', { items: [item] })).json().token);
   }
   // Connect codes live in a store of their own, so exchanges do not fill the main store's connection allowance.
   const codeStore = await createTestStore(orm, { plan: 'paid', name: `Fuzz codes ${Date.now()}` });
   const connectCodes: string[] = ['not-a-code'];
-  for (let i = 0; i < 3; i++) connectCodes.push((await approveConnection(orm.em.fork(), { storeId: codeStore.store.id, platform: 'platform_a', siteUrl: 'https://code-shop.example', ttlSeconds: 600 })).code);
+  for (let i = 0; i < 3; i++)
+    connectCodes.push(
+      (
+        await approveConnection(orm.em.fork(), {
+          storeId: codeStore.store.id,
+          platform: 'platform_a',
+          siteUrl: 'https://code-shop.example',
+          ttlSeconds: 600,
+        })
+      ).code,
+    );
   const dashboard = await dashboardSession();
   if (process.env.FUZZ_DEBUG) console.log(`[fuzz debug] dashboard session: ${JSON.stringify(dashboard)}`);
-  const keyIds = (await orm.em.fork().execute<{ id: string }[]>(`select id from api_keys where store_id in (?, ?) limit 6`, [dashboard?.storeId ?? mainStoreId, mainStoreId])).map((r) => r.id);
+  const keyIds = (
+    await orm.em
+      .fork()
+      .execute<{ id: string }[]>(`select id from api_keys where store_id in (?, ?) limit 6`, [
+        dashboard?.storeId ?? mainStoreId,
+        mainStoreId,
+      ])
+  ).map((r) => r.id);
 
   ctx = {
     publicUrl: PUBLIC_URL,
@@ -199,7 +249,7 @@ function routesToFuzz(): Route[] {
 /** A deterministic shuffle (the run is reproducible from FUZZ_SEED). */
 function shuffle<T>(items: T[], seed: number): T[] {
   let s = seed >>> 0 || 1;
-  const next = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const next = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
   for (let i = items.length - 1; i > 0; i--) {
     const j = Math.floor(next() * (i + 1));
     [items[i], items[j]] = [items[j]!, items[i]!];
@@ -221,7 +271,8 @@ function judge(spec: RequestSpec, res: LightMyRequestResponse): string | null {
   if (!requestId) return 'no X-Request-Id';
   if (res.headers['cache-control'] !== 'no-store') return `Cache-Control ${String(res.headers['cache-control'])}`;
   if (res.statusCode >= 400) {
-    if (!String(res.headers['content-type']).startsWith('application/json')) return `error with Content-Type ${String(res.headers['content-type'])}`;
+    if (!String(res.headers['content-type']).startsWith('application/json'))
+      return `error with Content-Type ${String(res.headers['content-type'])}`;
     let body: { error?: { code?: string; message?: unknown; request_id?: unknown; param?: unknown } };
     try {
       body = res.json();
@@ -246,91 +297,116 @@ function judge(spec: RequestSpec, res: LightMyRequestResponse): string | null {
 }
 
 describe('hostile requests never break the service', () => {
-  it(`${TOTAL} generated and mutated requests across every route: zero 5xx, every API error in the envelope`, { timeout: 600_000 }, async () => {
-    const started = Date.now();
-    const routes = routesToFuzz();
-    // Every route of the endpoint table is among them.
-    const apiRoutes = new Set(routes.filter((r) => r.api && !r.wrongMethod).map((r) => `${r.method === 'HEAD' ? 'GET' : r.method} ${r.path.slice(7).replace(/:(\w+)/g, '{$1}')}`));
-    expect(Object.keys(ENDPOINTS).filter((e) => !apiRoutes.has(e))).toEqual([]);
+  it(
+    `${TOTAL} generated and mutated requests across every route: zero 5xx, every API error in the envelope`,
+    { timeout: 600_000 },
+    async () => {
+      const started = Date.now();
+      const routes = routesToFuzz();
+      // Every route of the endpoint table is among them.
+      const apiRoutes = new Set(
+        routes
+          .filter((r) => r.api && !r.wrongMethod)
+          .map((r) => `${r.method === 'HEAD' ? 'GET' : r.method} ${r.path.slice(7).replace(/:(\w+)/g, '{$1}')}`),
+      );
+      expect(Object.keys(ENDPOINTS).filter((e) => !apiRoutes.has(e))).toEqual([]);
 
-    const perRoute = Math.ceil(TOTAL / routes.length);
-    const generated = shuffle(
-      routes.flatMap((route, i) => fc.sample(requestArb(route, ctx), { numRuns: perRoute, seed: SEED + i })),
-      SEED,
-    ).slice(0, Math.max(TOTAL, routes.length));
-    // Then every field, query parameter and path parameter with each hostile value in turn.
-    const swept = sweepRequests(routes, ctx);
-    const specs = [...generated, ...shuffle(swept, SEED + 1)];
+      const perRoute = Math.ceil(TOTAL / routes.length);
+      const generated = shuffle(
+        routes.flatMap((route, i) => fc.sample(requestArb(route, ctx), { numRuns: perRoute, seed: SEED + i })),
+        SEED,
+      ).slice(0, Math.max(TOTAL, routes.length));
+      // Then every field, query parameter and path parameter with each hostile value in turn.
+      const swept = sweepRequests(routes, ctx);
+      const specs = [...generated, ...shuffle(swept, SEED + 1)];
 
-    const outcomes: Outcome[] = [];
-    let disposable = 0;
-    for (let b = 0; b < specs.length; b += BATCH) {
-      // Fresh keys for each batch: a paid secret key allows 300 a minute, and the point is the handlers, not 429.
-      const keys: Record<KeyKind, string | null> = {
-        secret: (await addKey(orm, mainStoreId, { kind: 'secret', scopes: SECRET_SCOPES })).key,
-        publishable: (await addKey(orm, mainStoreId, { kind: 'publishable', origins: ['https://shop.example'] })).key,
-        connection: (await addKey(orm, mainStoreId, { kind: 'secret', connectionId })).key,
-        other: otherSecret,
-        revoked,
-        none: null,
-      };
-      const batch = specs.slice(b, b + BATCH);
-      let next = 0;
-      const worker = async () => {
-        while (next < batch.length) {
-          const spec = batch[next++]!;
-          let key = keys[spec.auth.kind];
-          // Disconnecting ends a connection: each one that would succeed gets a connection of its own.
-          if (spec.route.endsWith('/connect/disconnect') && spec.auth.kind === 'connection') {
-            key = (await createTestConnection(orm, mainStoreId, 'platform_a', `https://disposable-${++disposable}.example`)).key;
+      const outcomes: Outcome[] = [];
+      let disposable = 0;
+      for (let b = 0; b < specs.length; b += BATCH) {
+        // Fresh keys for each batch: a paid secret key allows 300 a minute, and the point is the handlers, not 429.
+        const keys: Record<KeyKind, string | null> = {
+          secret: (await addKey(orm, mainStoreId, { kind: 'secret', scopes: SECRET_SCOPES })).key,
+          publishable: (await addKey(orm, mainStoreId, { kind: 'publishable', origins: ['https://shop.example'] })).key,
+          connection: (await addKey(orm, mainStoreId, { kind: 'secret', connectionId })).key,
+          other: otherSecret,
+          revoked,
+          none: null,
+        };
+        const batch = specs.slice(b, b + BATCH);
+        let next = 0;
+        const worker = async () => {
+          while (next < batch.length) {
+            const spec = batch[next++]!;
+            let key = keys[spec.auth.kind];
+            // Disconnecting ends a connection: each one that would succeed gets a connection of its own.
+            if (spec.route.endsWith('/connect/disconnect') && spec.auth.kind === 'connection') {
+              key = (await createTestConnection(orm, mainStoreId, 'platform_a', `https://disposable-${++disposable}.example`)).key;
+            }
+            const auth = authHeaders(spec.auth.form, key, keys.secret!);
+            const url = auth.query ? `${spec.url}${spec.url.includes('?') ? '&' : '?'}${auth.query}` : spec.url;
+            let res: LightMyRequestResponse;
+            try {
+              res = await Promise.race([
+                send({
+                  method: spec.method as 'GET',
+                  url,
+                  headers: { ...spec.headers, ...auth.headers },
+                  ...(spec.payload !== undefined ? { payload: spec.payload } : {}),
+                }),
+                new Promise<never>((_, fail) => setTimeout(() => fail(new Error('no answer within 30 s')), 30_000).unref()),
+              ]);
+            } catch (err) {
+              outcomes.push({ spec, status: 0, problem: `request failed: ${(err as Error).message}` });
+              continue;
+            }
+            outcomes.push({ spec, status: res.statusCode, problem: judge(spec, res) });
+            if (process.env.FUZZ_DEBUG && spec.route.includes(process.env.FUZZ_DEBUG))
+              console.log(
+                `[fuzz debug] ${spec.method} ${spec.url.slice(0, 120)} ${spec.auth.kind}/${spec.auth.form} ${spec.bodyNote.slice(0, 120)} → ${res.statusCode} ${res.body.slice(0, 200)}`,
+              );
           }
-          const auth = authHeaders(spec.auth.form, key, keys.secret!);
-          const url = auth.query ? `${spec.url}${spec.url.includes('?') ? '&' : '?'}${auth.query}` : spec.url;
-          let res: LightMyRequestResponse;
-          try {
-            res = await Promise.race([
-              send({ method: spec.method as 'GET', url, headers: { ...spec.headers, ...auth.headers }, ...(spec.payload !== undefined ? { payload: spec.payload } : {}) }),
-              new Promise<never>((_, fail) => setTimeout(() => fail(new Error('no answer within 30 s')), 30_000).unref()),
-            ]);
-          } catch (err) {
-            outcomes.push({ spec, status: 0, problem: `request failed: ${(err as Error).message}` });
-            continue;
-          }
-          outcomes.push({ spec, status: res.statusCode, problem: judge(spec, res) });
-          if (process.env.FUZZ_DEBUG && spec.route.includes(process.env.FUZZ_DEBUG)) console.log(`[fuzz debug] ${spec.method} ${spec.url.slice(0, 120)} ${spec.auth.kind}/${spec.auth.form} ${spec.bodyNote.slice(0, 120)} → ${res.statusCode} ${res.body.slice(0, 200)}`);
-        }
-      };
-      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    }
+        };
+        await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+      }
 
-    const seconds = (Date.now() - started) / 1000;
-    const byStatus = outcomes.reduce<Record<number, number>>((m, o) => ({ ...m, [o.status]: (m[o.status] ?? 0) + 1 }), {});
-    const failures = outcomes.filter((o) => o.problem !== null);
-    const byRoute = new Map<string, Record<string, number>>();
-    for (const o of outcomes) {
-      const row = byRoute.get(o.spec.route) ?? {};
-      const cls = `${Math.floor(o.status / 100)}xx`;
-      row[cls] = (row[cls] ?? 0) + 1;
-      byRoute.set(o.spec.route, row);
-    }
-    const verbose = process.env.FUZZ_VERBOSE || failures.length > 0;
-    console.log(
-      [
-        `[fuzz] ${outcomes.length} requests (${generated.length} generated and mutated, ${swept.length} in the systematic sweep) to ${routes.length} routes in ${seconds.toFixed(1)} s (seed ${SEED}); statuses ${JSON.stringify(byStatus)}; ${failures.length} problems`,
-        ...[...byRoute].filter(() => verbose).sort(([a], [b]) => a.localeCompare(b)).map(([route, counts]) => `[fuzz]   ${route.padEnd(62)} ${JSON.stringify(counts)}`),
-      ].join('\n'),
-    );
-    // One example of each kind of problem per route, then the count.
-    const kinds = new Map<string, Outcome[]>();
-    for (const f of failures) {
-      const kind = `${f.spec.route} ${f.problem!.slice(0, 40)}`;
-      kinds.set(kind, [...(kinds.get(kind) ?? []), f]);
-    }
-    const report = [...kinds.values()].slice(0, 30).map((list) => [list[0]!, list.length] as const).map(([f, n]) => `${n} × ${f.spec.route}\n    ${f.spec.method} ${f.spec.url.slice(0, 200)}\n    auth ${f.spec.auth.kind}/${f.spec.auth.form}; headers ${Object.keys(f.spec.headers).join(',')}; body ${f.spec.bodyNote}\n    → ${f.problem!.slice(0, 300)}`);
+      const seconds = (Date.now() - started) / 1000;
+      const byStatus = outcomes.reduce<Record<number, number>>((m, o) => ({ ...m, [o.status]: (m[o.status] ?? 0) + 1 }), {});
+      const failures = outcomes.filter((o) => o.problem !== null);
+      const byRoute = new Map<string, Record<string, number>>();
+      for (const o of outcomes) {
+        const row = byRoute.get(o.spec.route) ?? {};
+        const cls = `${Math.floor(o.status / 100)}xx`;
+        row[cls] = (row[cls] ?? 0) + 1;
+        byRoute.set(o.spec.route, row);
+      }
+      const verbose = process.env.FUZZ_VERBOSE || failures.length > 0;
+      console.log(
+        [
+          `[fuzz] ${outcomes.length} requests (${generated.length} generated and mutated, ${swept.length} in the systematic sweep) to ${routes.length} routes in ${seconds.toFixed(1)} s (seed ${SEED}); statuses ${JSON.stringify(byStatus)}; ${failures.length} problems`,
+          ...[...byRoute]
+            .filter(() => verbose)
+            .sort(([a], [b]) => a.localeCompare(b))
+            .map(([route, counts]) => `[fuzz]   ${route.padEnd(62)} ${JSON.stringify(counts)}`),
+        ].join('\n'),
+      );
+      // One example of each kind of problem per route, then the count.
+      const kinds = new Map<string, Outcome[]>();
+      for (const f of failures) {
+        const kind = `${f.spec.route} ${f.problem!.slice(0, 40)}`;
+        kinds.set(kind, [...(kinds.get(kind) ?? []), f]);
+      }
+      const report = [...kinds.values()]
+        .slice(0, 30)
+        .map((list) => [list[0]!, list.length] as const)
+        .map(
+          ([f, n]) =>
+            `${n} × ${f.spec.route}\n    ${f.spec.method} ${f.spec.url.slice(0, 200)}\n    auth ${f.spec.auth.kind}/${f.spec.auth.form}; headers ${Object.keys(f.spec.headers).join(',')}; body ${f.spec.bodyNote}\n    → ${f.problem!.slice(0, 300)}`,
+        );
 
-    expect(outcomes.length).toBeGreaterThanOrEqual(TOTAL + swept.length);
-    expect(failures.length, `${failures.length} problems (seed ${SEED}):\n${report.join('\n')}`).toBe(0);
-    // Valid keys reached the handlers: a good share of requests succeeded.
-    expect(outcomes.filter((o) => o.status >= 200 && o.status < 400).length).toBeGreaterThan(outcomes.length * 0.1);
-  });
+      expect(outcomes.length).toBeGreaterThanOrEqual(TOTAL + swept.length);
+      expect(failures.length, `${failures.length} problems (seed ${SEED}):\n${report.join('\n')}`).toBe(0);
+      // Valid keys reached the handlers: a good share of requests succeeded.
+      expect(outcomes.filter((o) => o.status >= 200 && o.status < 400).length).toBeGreaterThan(outcomes.length * 0.1);
+    },
+  );
 });

@@ -12,7 +12,8 @@ let connection: { id: string; key: string };
 beforeAll(async () => {
   t = await createTestApp();
   s = await createTestStore(t.orm, { plan: 'paid' });
-  admin = (await addKey(t.orm, s.store.id, { kind: 'secret', scopes: ['orders:read', 'orders:write', 'products:read', 'webhooks:write'] })).key;
+  admin = (await addKey(t.orm, s.store.id, { kind: 'secret', scopes: ['orders:read', 'orders:write', 'products:read', 'webhooks:write'] }))
+    .key;
   connection = await createTestConnection(t.orm, s.store.id, 'platform_a');
 });
 afterAll(() => t.close());
@@ -33,8 +34,19 @@ describe('a NUL character is refused with 400 naming the field', () => {
 
   it('in a body field, nested or as an object key', async () => {
     invalid(await call(connection.key, 'PUT', '/api/v1/connection', { shop_name: 'a\u0000b' }), 'shop_name');
-    invalid(await call(connection.key, 'POST', '/api/v1/connection/updates/ack', { applied: [], failed: [{ id: crypto.randomUUID(), error: '\u0000' }] }), 'failed.0.error');
-    invalid(await call(connection.key, 'POST', '/api/v1/external-products/batch', { products: [{ external_id: 'x', name: 'n', images: ['https://i.example/\u0000'] }] }), 'products.0.images.0');
+    invalid(
+      await call(connection.key, 'POST', '/api/v1/connection/updates/ack', {
+        applied: [],
+        failed: [{ id: crypto.randomUUID(), error: '\u0000' }],
+      }),
+      'failed.0.error',
+    );
+    invalid(
+      await call(connection.key, 'POST', '/api/v1/external-products/batch', {
+        products: [{ external_id: 'x', name: 'n', images: ['https://i.example/\u0000'] }],
+      }),
+      'products.0.images.0',
+    );
     invalid(await call(admin, 'POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/hook', ['ev\u0000ents']: ['*'] }), 'events');
   });
 
@@ -46,14 +58,24 @@ describe('a NUL character is refused with 400 naming the field', () => {
 
 describe('order inputs clean their own text, so one bad order never fails a batch', () => {
   it('a NUL inside an order text field is removed and the order is accepted', async () => {
-    const res = await call(admin, 'POST', '/api/v1/orders', { external_id: `nul-${Date.now()}`, totals: { total: 1 }, note: 'left\u0000 at the door', customer: { name: 'A\u0000mina' } });
+    const res = await call(admin, 'POST', '/api/v1/orders', {
+      external_id: `nul-${Date.now()}`,
+      totals: { total: 1 },
+      note: 'left\u0000 at the door',
+      customer: { name: 'A\u0000mina' },
+    });
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().order).toMatchObject({ note: 'left at the door', customer: { name: 'Amina' } });
   });
 
   it('an external_id of NUL characters only is that order’s error, not the batch’s', async () => {
     invalid(await call(admin, 'POST', '/api/v1/orders', { external_id: '\u0000\u0000', totals: { total: 1 } }), 'external_id');
-    const batch = await call(admin, 'POST', '/api/v1/orders/batch', { orders: [{ external_id: '\u0000', totals: { total: 1 } }, { external_id: `ok-${Date.now()}`, totals: { total: 2 } }] });
+    const batch = await call(admin, 'POST', '/api/v1/orders/batch', {
+      orders: [
+        { external_id: '\u0000', totals: { total: 1 } },
+        { external_id: `ok-${Date.now()}`, totals: { total: 2 } },
+      ],
+    });
     expect(batch.statusCode, batch.body).toBe(200);
     expect(batch.json().results.map((r: { ok: boolean }) => r.ok)).toEqual([false, true]);
   });
@@ -61,12 +83,25 @@ describe('order inputs clean their own text, so one bad order never fails a batc
 
 describe('a lone surrogate becomes U+FFFD, as any UTF-8 encoder makes it', () => {
   it('in an order note, a batch id and an ack error (all stored as jsonb on the way)', async () => {
-    const res = await call(admin, 'POST', '/api/v1/orders', { external_id: `sur-${Date.now()}\ud800`, totals: { total: 1 }, note: 'x\udfffy' });
+    const res = await call(admin, 'POST', '/api/v1/orders', {
+      external_id: `sur-${Date.now()}\ud800`,
+      totals: { total: 1 },
+      note: 'x\udfffy',
+    });
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().order.note).toBe('x\ufffdy');
     expect(res.json().order.external_id).toMatch(/\ufffd$/);
-    expect((await call(connection.key, 'POST', '/api/v1/connection/updates/ack', { applied: ['\ud800'], failed: [{ id: crypto.randomUUID(), error: '\udc00' }] })).json()).toEqual({ acknowledged: 0 });
-    const xp = await call(connection.key, 'POST', '/api/v1/external-products/batch', { products: [{ external_id: 'sur\ud800', name: 'n\udc00', category: '\ud800' }] });
+    expect(
+      (
+        await call(connection.key, 'POST', '/api/v1/connection/updates/ack', {
+          applied: ['\ud800'],
+          failed: [{ id: crypto.randomUUID(), error: '\udc00' }],
+        })
+      ).json(),
+    ).toEqual({ acknowledged: 0 });
+    const xp = await call(connection.key, 'POST', '/api/v1/external-products/batch', {
+      products: [{ external_id: 'sur\ud800', name: 'n\udc00', category: '\ud800' }],
+    });
     expect(xp.statusCode, xp.body).toBe(200);
     expect(xp.json().results[0]).toMatchObject({ ok: true, external_id: 'sur\ufffd' });
   });

@@ -9,13 +9,21 @@ export interface Received {
 }
 
 /** A real HTTP receiver on loopback that records every request; `respond` decides each answer. */
-export async function startReceiver(respond: (req: Received, res: ServerResponse) => void | Promise<void> = (_r, res) => void res.end('ok')) {
+export async function startReceiver(
+  respond: (req: Received, res: ServerResponse) => void | Promise<void> = (_r, res) => void res.end('ok'),
+) {
   const received: Received[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
-      const entry = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      const entry = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
       received.push(entry);
       await respond(entry, res);
     });

@@ -29,7 +29,7 @@ export async function recordStatements<T>(orm: MikroORM, work: () => Promise<T>)
 export function statementKinds(statements: string[]): string {
   const words = statements.map((s) => s.trim().split(/\s+/, 1)[0]!.toLowerCase());
   const folded: string[] = [];
-  for (let i = 0; i < words.length; ) {
+  for (let i = 0; i < words.length;) {
     let n = 1;
     while (words[i + n] === words[i]) n++;
     folded.push(n > 1 ? `${words[i]} ×${n}` : words[i]!);

@@ -13,10 +13,13 @@ export const FAILING_STATEMENTS = {
       select gen_random_uuid(), name, slug, currency, mode, plan, published, standard_delivery_fee from stores limit 1`),
   // A key of a store that does not exist.
   '23503': (em: EntityManager) =>
-    em.execute(`insert into api_keys (id, store_id, kind, key_hash, prefix, scopes, origins) values (gen_random_uuid(), gen_random_uuid(), 'secret', md5(random()::text), 'p', '{}', '{}')`),
+    em.execute(
+      `insert into api_keys (id, store_id, kind, key_hash, prefix, scopes, origins) values (gen_random_uuid(), gen_random_uuid(), 'secret', md5(random()::text), 'p', '{}', '{}')`,
+    ),
   '22P02': (em: EntityManager) => em.execute('select id from orders where id = ?', ['not-a-uuid']),
   '22008': (em: EntityManager) => em.execute('select ?::timestamptz as t', ['0000-01-01T00:00:00Z']),
-  '40001': (em: EntityManager) => em.execute(`do $$ begin raise exception 'could not serialize access' using errcode = 'serialization_failure'; end $$`),
+  '40001': (em: EntityManager) =>
+    em.execute(`do $$ begin raise exception 'could not serialize access' using errcode = 'serialization_failure'; end $$`),
   '57014': (em: EntityManager) =>
     em.transactional(async (tx) => {
       await tx.execute(`set local statement_timeout = '20ms'`);

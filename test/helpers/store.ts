@@ -30,10 +30,20 @@ export async function addKey(orm: MikroORM, storeId: string, input: Parameters<t
 }
 
 /** A connected shop of the store on a platform, with its connection key. */
-export async function createTestConnection(orm: MikroORM, storeId: string, platform: 'platform_a' | 'platform_b', shopUrl = 'https://shop-a.example') {
+export async function createTestConnection(
+  orm: MikroORM,
+  storeId: string,
+  platform: 'platform_a' | 'platform_b',
+  shopUrl = 'https://shop-a.example',
+) {
   const em = orm.em.fork();
   const id = crypto.randomUUID();
-  await em.execute(`insert into connections (id, store_id, platform, status, shop_url) values (?, ?, ?, 'active', ?)`, [id, storeId, platform, shopUrl]);
+  await em.execute(`insert into connections (id, store_id, platform, status, shop_url) values (?, ?, ?, 'active', ?)`, [
+    id,
+    storeId,
+    platform,
+    shopUrl,
+  ]);
   const { plain } = await createKey(em, storeId, { kind: 'secret', connectionId: id });
   return { id, key: plain };
 }

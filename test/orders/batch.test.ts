@@ -17,7 +17,13 @@ beforeAll(async () => {
   api = ordersApi(t, s.secret);
   // A live endpoint for every kind: events are handed to Temporal only when someone subscribes.
   receiver = await startReceiver();
-  await createEndpoint(t.orm.em.fork(), { storeId: s.store.id, url: receiver.url(), events: ['*'], secretsKey: t.config.secretsKey, policy: { allowLoopback: true } });
+  await createEndpoint(t.orm.em.fork(), {
+    storeId: s.store.id,
+    url: receiver.url(),
+    events: ['*'],
+    secretsKey: t.config.secretsKey,
+    policy: { allowLoopback: true },
+  });
 });
 afterAll(async () => {
   await t.close();
@@ -31,11 +37,19 @@ const laneWakeUps = async () =>
 describe('POST /orders/batch takes 1 to 50 orders', () => {
   it('refuses 0 and 51 orders with 400 param orders', async () => {
     expect(errorOf(await api.batch([]))).toEqual({ status: 400, code: 'invalid_request', param: 'orders' });
-    expect(errorOf(await api.batch(Array.from({ length: 51 }, () => orderBody())))).toEqual({ status: 400, code: 'invalid_request', param: 'orders' });
+    expect(errorOf(await api.batch(Array.from({ length: 51 }, () => orderBody())))).toEqual({
+      status: 400,
+      code: 'invalid_request',
+      param: 'orders',
+    });
   });
 
   it('refuses a body without orders and a non-boolean backfill', async () => {
-    expect(errorOf(await t.request({ method: 'POST', url: '/api/v1/orders/batch', headers: { authorization: `Bearer ${s.secret}` }, payload: {} }))).toMatchObject({ status: 400, param: 'orders' });
+    expect(
+      errorOf(
+        await t.request({ method: 'POST', url: '/api/v1/orders/batch', headers: { authorization: `Bearer ${s.secret}` }, payload: {} }),
+      ),
+    ).toMatchObject({ status: 400, param: 'orders' });
     expect(errorOf(await api.batch([orderBody()], 'yes' as never))).toMatchObject({ status: 400, param: 'backfill' });
   });
 
@@ -45,7 +59,9 @@ describe('POST /orders/batch takes 1 to 50 orders', () => {
     expect(res.statusCode).toBe(200);
     const { results } = res.json();
     expect(results).toHaveLength(50);
-    results.forEach((r: Record<string, unknown>, i: number) => expect(r).toEqual({ external_id: bodies[i]!.external_id, ok: true, action: 'created', id: expect.any(String) }));
+    results.forEach((r: Record<string, unknown>, i: number) =>
+      expect(r).toEqual({ external_id: bodies[i]!.external_id, ok: true, action: 'created', id: expect.any(String) }),
+    );
     const again = (await api.batch(bodies)).json().results;
     expect(again.map((r: { action: string }) => r.action)).toEqual(Array(50).fill('unchanged'));
     expect(again.map((r: { id: string }) => r.id)).toEqual(results.map((r: { id: string }) => r.id));
@@ -94,8 +110,19 @@ describe('backfill: true marks events and hands none of them to Temporal', () =>
     const ids = res.json().results.map((r: { id: string }) => r.id);
     const updated = await api.batch([{ ...bodies[0], status: 'shipped' }], true);
     expect(updated.json().results[0].action).toBe('updated');
-    const events = await sql<{ type: string; backfill: boolean }>(t, `select type, backfill from order_events where order_id = any(select jsonb_array_elements_text(?::jsonb)::uuid) order by created_at`, [JSON.stringify(ids)]);
-    expect(events.map((e) => e.type)).toEqual(['order.created', 'order.created', 'order.updated', 'order.paid', 'order.fulfilled', 'order.shipped']);
+    const events = await sql<{ type: string; backfill: boolean }>(
+      t,
+      `select type, backfill from order_events where order_id = any(select jsonb_array_elements_text(?::jsonb)::uuid) order by created_at`,
+      [JSON.stringify(ids)],
+    );
+    expect(events.map((e) => e.type)).toEqual([
+      'order.created',
+      'order.created',
+      'order.updated',
+      'order.paid',
+      'order.fulfilled',
+      'order.shipped',
+    ]);
     expect(events.every((e) => e.backfill)).toBe(true);
     expect(await storeOutbox()).toBe(before);
   });
@@ -109,12 +136,23 @@ describe('backfill: true marks events and hands none of them to Temporal', () =>
     await api.batch([{ ...bodies[0], status: 'shipped' }], false);
     expect((await laneWakeUps()) - second).toBeLessThanOrEqual(1);
     await eventually(
-      async () => (await sql<{ n: number }>(t, `select count(*)::int as n from order_events where order_id = any(select jsonb_array_elements_text(?::jsonb)::uuid) and dispatched_at is null`, [JSON.stringify(ids)]))[0]!.n === 0,
+      async () =>
+        (
+          await sql<{ n: number }>(
+            t,
+            `select count(*)::int as n from order_events where order_id = any(select jsonb_array_elements_text(?::jsonb)::uuid) and dispatched_at is null`,
+            [JSON.stringify(ids)],
+          )
+        )[0]!.n === 0,
       20_000,
       'every event handed over',
     );
     // created ×2; then updated, paid, fulfilled, shipped for the first order.
-    const events = await sql<{ backfill: boolean }>(t, `select backfill from order_events where order_id = any(select jsonb_array_elements_text(?::jsonb)::uuid)`, [JSON.stringify(ids)]);
+    const events = await sql<{ backfill: boolean }>(
+      t,
+      `select backfill from order_events where order_id = any(select jsonb_array_elements_text(?::jsonb)::uuid)`,
+      [JSON.stringify(ids)],
+    );
     expect(events).toHaveLength(6);
     expect(events.some((e) => e.backfill)).toBe(false);
   });
@@ -124,7 +162,9 @@ describe('a 50-order batch is one round of database work', () => {
   it('runs a bounded number of SQL statements, not one set per order', async () => {
     const count = async (n: number) => {
       const customer = { name: 'C', phone: '0612345678', address_line1: 'Rue', city: 'Fes', country: 'MA' };
-      const { result: res, statements } = await recordStatements(t.orm, () => api.batch(Array.from({ length: n }, () => orderBody({ payment: { is_cod: true }, customer }))));
+      const { result: res, statements } = await recordStatements(t.orm, () =>
+        api.batch(Array.from({ length: n }, () => orderBody({ payment: { is_cod: true }, customer }))),
+      );
       expect(res.json().results.every((r: { ok: boolean }) => r.ok)).toBe(true);
       return statements.length;
     };

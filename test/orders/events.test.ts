@@ -134,7 +134,13 @@ describe('order events are handed to Temporal through the outbox, once each', ()
   beforeAll(async () => {
     receiver = await startReceiver();
     hooked = await createTestStore(t.orm, { plan: 'paid' });
-    await createEndpoint(t.orm.em.fork(), { storeId: hooked.store.id, url: receiver.url(), events: ['*'], secretsKey: t.config.secretsKey, policy: { allowLoopback: true } });
+    await createEndpoint(t.orm.em.fork(), {
+      storeId: hooked.store.id,
+      url: receiver.url(),
+      events: ['*'],
+      secretsKey: t.config.secretsKey,
+      policy: { allowLoopback: true },
+    });
     api = ordersApi(t, hooked.secret);
     s = hooked;
   });
@@ -144,13 +150,21 @@ describe('order events are handed to Temporal through the outbox, once each', ()
     const quiet = await createTestStore(t.orm, { plan: 'paid' });
     const res = await ordersApi(t, quiet.secret).post(orderBody());
     const id = res.json().order.id;
-    expect(await sql(t, 'select dispatch_count, dispatched_at is not null as dispatched from order_events where order_id = ?', [id])).toEqual([{ dispatch_count: 0, dispatched: true }]);
+    expect(
+      await sql(t, 'select dispatch_count, dispatched_at is not null as dispatched from order_events where order_id = ?', [id]),
+    ).toEqual([{ dispatch_count: 0, dispatched: true }]);
     expect(await sql(t, 'select id from outbox where workflow_id = ?', [workflowIds.webhookLane(quiet.store.id)])).toEqual([]);
   });
 
   it('a change with events wakes the store’s idle webhook lane: one outbox row webhook-lane/<store id>, signal deliveriesWaiting', async () => {
     const fresh = await createTestStore(t.orm, { plan: 'paid' });
-    await createEndpoint(t.orm.em.fork(), { storeId: fresh.store.id, url: receiver.url(), events: ['*'], secretsKey: t.config.secretsKey, policy: { allowLoopback: true } });
+    await createEndpoint(t.orm.em.fork(), {
+      storeId: fresh.store.id,
+      url: receiver.url(),
+      events: ['*'],
+      secretsKey: t.config.secretsKey,
+      policy: { allowLoopback: true },
+    });
     const { order } = await tracked(ordersApi(t, fresh.secret), orderBody({ status: 'confirmed' }));
     expect(await eventTypes(t, order.id)).toEqual(['order.created']);
     const rows = await sql<{ action: string; workflow_type: string; signal_name: string; search_attributes: unknown; args: unknown }>(
@@ -159,7 +173,13 @@ describe('order events are handed to Temporal through the outbox, once each', ()
       [workflowIds.webhookLane(fresh.store.id)],
     );
     expect(rows).toEqual([
-      { action: 'signal_with_start', workflow_type: 'webhookLaneWorkflow', signal_name: 'deliveriesWaiting', search_attributes: { StoreId: fresh.store.id }, args: [{ storeId: fresh.store.id }] },
+      {
+        action: 'signal_with_start',
+        workflow_type: 'webhookLaneWorkflow',
+        signal_name: 'deliveriesWaiting',
+        search_attributes: { StoreId: fresh.store.id },
+        args: [{ storeId: fresh.store.id }],
+      },
     ]);
   });
 
@@ -175,7 +195,9 @@ describe('order events are handed to Temporal through the outbox, once each', ()
       },
       { timeout: 15_000, interval: 200 },
     );
-    const done = await sql<{ done: boolean }>(t, `select done_at is not null as done from outbox where workflow_id = ?`, [workflowIds.webhookLane(s.store.id)]);
+    const done = await sql<{ done: boolean }>(t, `select done_at is not null as done from outbox where workflow_id = ?`, [
+      workflowIds.webhookLane(s.store.id),
+    ]);
     expect(done.every((d) => d.done)).toBe(true);
     await new Promise((r) => setTimeout(r, 1500));
     const again = await sql<{ n: number }>(t, 'select dispatch_count as n from order_events where order_id = ?', [order.id]);
@@ -186,7 +208,9 @@ describe('order events are handed to Temporal through the outbox, once each', ()
     const res = await api.batch([orderBody()], true);
     const id = res.json().results[0].id;
     await new Promise((r) => setTimeout(r, 1500));
-    expect(await sql(t, 'select backfill, dispatch_count from order_events where order_id = ?', [id])).toEqual([{ backfill: true, dispatch_count: 0 }]);
+    expect(await sql(t, 'select backfill, dispatch_count from order_events where order_id = ?', [id])).toEqual([
+      { backfill: true, dispatch_count: 0 },
+    ]);
     expect(await sql(t, 'select id from webhook_deliveries where order_id = ?', [id])).toEqual([]);
   });
 });

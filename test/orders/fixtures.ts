@@ -28,7 +28,8 @@ export function ordersApi(t: TestApp, key: string) {
     t.request({ method, url: `/api/v1${url}`, headers: bearer(key), ...(payload === undefined ? {} : { payload: payload as object }) });
   return {
     post: (body: unknown) => call('POST', '/orders', body),
-    batch: (orders: unknown[], backfill?: boolean) => call('POST', '/orders/batch', backfill === undefined ? { orders } : { orders, backfill }),
+    batch: (orders: unknown[], backfill?: boolean) =>
+      call('POST', '/orders/batch', backfill === undefined ? { orders } : { orders, backfill }),
     list: (query = '') => call('GET', `/orders${query ? `?${query}` : ''}`),
     get: (id: string) => call('GET', `/orders/${id}`),
     patch: (id: string, body: unknown) => call('PATCH', `/orders/${id}`, body),

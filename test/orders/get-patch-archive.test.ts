@@ -19,7 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const create = async (client: ReturnType<typeof ordersApi>, body: Record<string, unknown> = {}) => (await client.post(orderBody(body))).json().order;
+const create = async (client: ReturnType<typeof ordersApi>, body: Record<string, unknown> = {}) =>
+  (await client.post(orderBody(body))).json().order;
 const malformedAndForeign = () => [randomUUID(), 'abc', otherOrderId];
 
 describe('GET /orders/{id}', () => {
@@ -88,9 +89,21 @@ describe('PATCH /orders/{id} sets tracking and a comment, and keeps a status his
   it('refuses bad bodies with 400 naming the field', async () => {
     const order = await create(api);
     expect(errorOf(await api.patch(order.id, { status: 'bogus' }))).toEqual({ status: 400, code: 'invalid_request', param: 'status' });
-    expect(errorOf(await api.patch(order.id, { tracking: { url: 'not a url' } }))).toEqual({ status: 400, code: 'invalid_request', param: 'tracking.url' });
-    expect(errorOf(await api.patch(order.id, { tracking: { url: 'javascript:alert(1)' } }))).toEqual({ status: 400, code: 'invalid_request', param: 'tracking.url' });
-    expect(errorOf(await api.patch(order.id, { tracking: { number: 5 } }))).toEqual({ status: 400, code: 'invalid_request', param: 'tracking.number' });
+    expect(errorOf(await api.patch(order.id, { tracking: { url: 'not a url' } }))).toEqual({
+      status: 400,
+      code: 'invalid_request',
+      param: 'tracking.url',
+    });
+    expect(errorOf(await api.patch(order.id, { tracking: { url: 'javascript:alert(1)' } }))).toEqual({
+      status: 400,
+      code: 'invalid_request',
+      param: 'tracking.url',
+    });
+    expect(errorOf(await api.patch(order.id, { tracking: { number: 5 } }))).toEqual({
+      status: 400,
+      code: 'invalid_request',
+      param: 'tracking.number',
+    });
     expect(errorOf(await api.patch(order.id, { comment: ['x'] }))).toEqual({ status: 400, code: 'invalid_request', param: 'comment' });
   });
 

@@ -26,7 +26,11 @@ function withPath(body: Record<string, unknown>, path: string, value: unknown): 
 
 describe('POST /orders refuses missing required fields', () => {
   it('answers a missing external_id with 400 param external_id', async () => {
-    expect(errorOf(await api.post(withPath(orderBody(), 'external_id', undefined)))).toEqual({ status: 400, code: 'invalid_request', param: 'external_id' });
+    expect(errorOf(await api.post(withPath(orderBody(), 'external_id', undefined)))).toEqual({
+      status: 400,
+      code: 'invalid_request',
+      param: 'external_id',
+    });
   });
 
   it('answers missing totals, or a missing totals.total, with 400 param totals.total', async () => {
@@ -135,7 +139,13 @@ describe('POST /orders cleans text fields', () => {
   it('trims and strips HTML tags, decoding entities', async () => {
     const res = await api.post(
       orderBody({
-        customer: { name: '  <b>Ali</b> &amp; Co ', address_line1: 'Rue 1<br>Casablanca', city: ' <script>alert(1)</script>Rabat ', country: 'MA', phone: ' +212612345678 ' },
+        customer: {
+          name: '  <b>Ali</b> &amp; Co ',
+          address_line1: 'Rue 1<br>Casablanca',
+          city: ' <script>alert(1)</script>Rabat ',
+          country: 'MA',
+          phone: ' +212612345678 ',
+        },
         items: [{ name: '<i>Mint</i>   tea', quantity: 1, unit_price: 2, variant: '   ' }],
         note: '<p>Ring twice</p><p>Thanks</p>',
         number: '  1042 ',
@@ -196,10 +206,19 @@ describe('POST /orders keeps only absolute http(s) links (issue 16, security rev
     expect(order.tracking.url).toBeNull();
     expect(order.tracking.number).toBe('AWB1');
     expect(order.external_url).toBeNull();
-    const tracked = await t.request({ method: 'GET', url: `/api/v1/tracking?order=${encodeURIComponent(number)}`, headers: { authorization: `Bearer ${s.secret}` } });
+    const tracked = await t.request({
+      method: 'GET',
+      url: `/api/v1/tracking?order=${encodeURIComponent(number)}`,
+      headers: { authorization: `Bearer ${s.secret}` },
+    });
     expect(tracked.statusCode).toBe(200);
     expect(tracked.json().order.tracking_link).toBeNull();
-    expect(tracked.json().order.items.map((i: { image_url: string | null }) => i.image_url)).toEqual([null, null, 'https://img.example/pot.png', null]);
+    expect(tracked.json().order.items.map((i: { image_url: string | null }) => i.image_url)).toEqual([
+      null,
+      null,
+      'https://img.example/pot.png',
+      null,
+    ]);
     expect(tracked.body).not.toMatch(/javascript|data:text/i);
   });
 

@@ -63,11 +63,14 @@ describe('GET /orders lists newest first and pages by cursor', () => {
     const shop = ordersApi(t, (await createTestStore(t.orm)).secret);
     const made = (await shop.batch([orderBody(), orderBody(), orderBody()])).json().results.map((r: { id: string }) => r.id);
     // Orders written by other paths (checkout) keep PostgreSQL's microseconds.
-    for (const [i, id] of made.entries()) await sql(t, `update orders set created_at = ?::timestamptz where id = ?`, [`2026-01-01T00:00:00.12310${i}Z`, id]);
+    for (const [i, id] of made.entries())
+      await sql(t, `update orders set created_at = ?::timestamptz where id = ?`, [`2026-01-01T00:00:00.12310${i}Z`, id]);
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { data: { id: string }[]; next_cursor: string | null } = (await shop.list(`limit=1${cursor ? `&cursor=${cursor}` : ''}`)).json();
+      const page: { data: { id: string }[]; next_cursor: string | null } = (
+        await shop.list(`limit=1${cursor ? `&cursor=${cursor}` : ''}`)
+      ).json();
       seen.push(...page.data.map((o) => o.id));
       cursor = page.next_cursor;
     } while (cursor);
@@ -88,8 +91,17 @@ describe('GET /orders lists newest first and pages by cursor', () => {
   it('refuses a tampered cursor with 400 param cursor', async () => {
     const cursor = (await api.list('limit=2')).json().next_cursor as string;
     const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString());
-    for (const bad of ['abc', `${cursor}x`, Buffer.from(JSON.stringify({ ...decoded, id: 'x' })).toString('base64url'), Buffer.from('{"v":2}').toString('base64url')]) {
-      expect(errorOf(await api.list(`cursor=${encodeURIComponent(bad)}`))).toEqual({ status: 400, code: 'invalid_request', param: 'cursor' });
+    for (const bad of [
+      'abc',
+      `${cursor}x`,
+      Buffer.from(JSON.stringify({ ...decoded, id: 'x' })).toString('base64url'),
+      Buffer.from('{"v":2}').toString('base64url'),
+    ]) {
+      expect(errorOf(await api.list(`cursor=${encodeURIComponent(bad)}`))).toEqual({
+        status: 400,
+        code: 'invalid_request',
+        param: 'cursor',
+      });
     }
   });
 
@@ -101,7 +113,8 @@ describe('GET /orders lists newest first and pages by cursor', () => {
 describe('GET /orders filters', () => {
   it('filters by status, source and external_id', async () => {
     const conn = await createTestConnection(t.orm, s.store.id, 'platform_b');
-    const shipped = (await ordersApi(t, conn.key).post(orderBody({ status: 'fulfilled', created_at: '2020-01-01T00:00:00Z' }))).json().order;
+    const shipped = (await ordersApi(t, conn.key).post(orderBody({ status: 'fulfilled', created_at: '2020-01-01T00:00:00Z' }))).json()
+      .order;
     expect(ids(await api.list('status=shipped'))).toEqual([shipped.id]);
     expect(ids(await api.list('source=platform_b'))).toEqual([shipped.id]);
     expect(ids(await api.list(`external_id=${shipped.external_id}`))).toEqual([shipped.id]);

@@ -85,7 +85,10 @@ describe('risk: only cash-on-delivery orders are assessed', () => {
   });
 
   it('a clean cash-on-delivery order has risk null', async () => {
-    const order = await post(api, { payment: cod(), customer: { name: 'Sara', phone: '0612345671', address_line1: 'Rue 2', city: 'Rabat', country: 'Morocco' } });
+    const order = await post(api, {
+      payment: cod(),
+      customer: { name: 'Sara', phone: '0612345671', address_line1: 'Rue 2', city: 'Rabat', country: 'Morocco' },
+    });
     expect(order.risk).toBeNull();
   });
 
@@ -105,7 +108,10 @@ describe('risk: only cash-on-delivery orders are assessed', () => {
   it('the first order of a phone with a high total is flagged; the next one is not', async () => {
     const customer = { name: 'Big', phone: '0612345673', address_line1: 'Rue 3', city: 'Fes', country: 'MA' };
     const first = await post(api, { payment: cod(), customer, totals: { total: 450 } });
-    expect(first.risk).toEqual({ level: 'medium', flags: [{ code: 'first_order_high_total', label: RISK_FLAGS.first_order_high_total.label }] });
+    expect(first.risk).toEqual({
+      level: 'medium',
+      flags: [{ code: 'first_order_high_total', label: RISK_FLAGS.first_order_high_total.label }],
+    });
     const second = await post(api, { payment: cod(), customer: { ...customer, phone: '+212 612-345673' }, totals: { total: 450 } });
     expect(second.risk).toBeNull();
   });
@@ -114,7 +120,10 @@ describe('risk: only cash-on-delivery orders are assessed', () => {
     const customer = { name: 'C', phone: '0612345674', address_line1: 'Rue 4', city: 'Fes', country: 'MA' };
     await post(api, { payment: cod(), customer, status: 'cancelled' });
     const next = await post(api, { payment: cod(), customer });
-    expect(next.risk).toEqual({ level: 'high', flags: [{ code: 'previous_cancellations', label: RISK_FLAGS.previous_cancellations.label }] });
+    expect(next.risk).toEqual({
+      level: 'high',
+      flags: [{ code: 'previous_cancellations', label: RISK_FLAGS.previous_cancellations.label }],
+    });
   });
 
   it('every flag code the API can give is listed in docs/orders.md', () => {

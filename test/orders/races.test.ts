@@ -31,13 +31,19 @@ describe('racing upserts of one external_id give one order and never a 500', () 
   it('20 different POSTs of one external_id at once: one order, no 500, the last write is held', async () => {
     const base = orderBody();
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => api.post({ ...base, note: `version ${i}` })));
-    expect(answers.every((r) => r.statusCode === 200 || r.statusCode === 201), answers.map((r) => r.body).join('\n')).toBe(true);
+    expect(
+      answers.every((r) => r.statusCode === 200 || r.statusCode === 201),
+      answers.map((r) => r.body).join('\n'),
+    ).toBe(true);
     const actions = answers.map((r) => r.json().action);
     expect(actions.filter((a) => a === 'created')).toHaveLength(1);
     expect(actions.every((a) => ['created', 'updated', 'unchanged'].includes(a))).toBe(true);
     expect(answers.every((r) => r.json().order !== null)).toBe(true);
     expect(await orderCount(t, s.store.id, 'external_id = ?', [base.external_id])).toBe(1);
-    const [row] = await sql<{ id: string }>(t, 'select id from orders where store_id = ? and external_id = ?', [s.store.id, base.external_id]);
+    const [row] = await sql<{ id: string }>(t, 'select id from orders where store_id = ? and external_id = ?', [
+      s.store.id,
+      base.external_id,
+    ]);
     // Exactly one creation event; every other write is an update of the same row.
     const types = await eventTypes(t, row!.id);
     expect(types.filter((x) => x === 'order.created')).toHaveLength(1);

@@ -36,7 +36,11 @@ describe('the source comes from the key, never the body', () => {
 
   it('external ids are unique per origin: the API and two connections sending "1234" make three orders', async () => {
     const external_id = `1234-${nextExternalId()}`;
-    const answers = [await api.post(orderBody({ external_id })), await shopA.post(orderBody({ external_id, status: 'processing' })), await shopB.post(orderBody({ external_id, status: 'open' }))];
+    const answers = [
+      await api.post(orderBody({ external_id })),
+      await shopA.post(orderBody({ external_id, status: 'processing' })),
+      await shopB.post(orderBody({ external_id, status: 'open' })),
+    ];
     expect(answers.map((r) => r.json().action)).toEqual(['created', 'created', 'created']);
     expect(new Set(answers.map((r) => r.json().order.id)).size).toBe(3);
     expect(await orderCount(t, s.store.id, 'external_id = ?', [external_id])).toBe(3);
@@ -47,7 +51,9 @@ describe('the source comes from the key, never the body', () => {
 
   it('records the sending connection on the order', async () => {
     const res = await shopA.post(orderBody({ status: 'processing' }));
-    const [row] = await t.orm.em.fork().execute<{ connection_id: string; origin: string }[]>('select connection_id, origin from orders where id = ?', [res.json().order.id]);
+    const [row] = await t.orm.em
+      .fork()
+      .execute<{ connection_id: string; origin: string }[]>('select connection_id, origin from orders where id = ?', [res.json().order.id]);
     expect(row).toEqual({ connection_id: connA.id, origin: connA.id });
   });
 });
@@ -93,7 +99,10 @@ describe('status_kind defaults to the key: a connection speaks its platform, oth
     expect(await statusOf(api, { status: 'wc-on-hold', status_kind: 'platform_a' })).toBe('pending');
     expect(await statusOf(api, { status: 'open', status_kind: 'platform_b' })).toBe('confirmed');
     expect(await statusOf(shopA, { status: 'delivered', status_kind: 'service' })).toBe('completed');
-    expect(errorOf(await shopA.post(orderBody({ status: 'wc-processing', status_kind: 'service' })))).toMatchObject({ status: 400, param: 'status' });
+    expect(errorOf(await shopA.post(orderBody({ status: 'wc-processing', status_kind: 'service' })))).toMatchObject({
+      status: 400,
+      param: 'status',
+    });
   });
 
   it('a new order without a status is pending', async () => {

@@ -23,17 +23,30 @@ beforeAll(async () => {
   t = await createTestApp();
   s = await createTestStore(t.orm, { plan: 'paid' });
   receiver = await startReceiver();
-  await createEndpoint(t.orm.em.fork(), { storeId: s.store.id, url: receiver.url(), events: ['*'], secretsKey: t.config.secretsKey, policy: { allowLoopback: true } });
+  await createEndpoint(t.orm.em.fork(), {
+    storeId: s.store.id,
+    url: receiver.url(),
+    events: ['*'],
+    secretsKey: t.config.secretsKey,
+    policy: { allowLoopback: true },
+  });
 });
 afterAll(async () => {
-  const rows = [...measured].map(([name, statements]) => `${String(statements.length).padStart(4)}  ${name.padEnd(34)} ${statementKinds(statements)}`);
+  const rows = [...measured].map(
+    ([name, statements]) => `${String(statements.length).padStart(4)}  ${name.padEnd(34)} ${statementKinds(statements)}`,
+  );
   console.log(['SQL statements per request (auth statement included)', ...rows].join('\n'));
   await t.close();
   await receiver.close();
 });
 
 /** Sends one successful request with the store's secret key; answers the response and how many statements it ran. */
-async function statementsOf(name: string, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object): Promise<{ res: LightMyRequestResponse; count: number }> {
+async function statementsOf(
+  name: string,
+  method: 'GET' | 'POST' | 'PATCH',
+  url: string,
+  payload?: object,
+): Promise<{ res: LightMyRequestResponse; count: number }> {
   const { result: res, statements } = await recordStatements(t.orm, () =>
     t.request({ method, url: `/api/v1${url}`, headers: bearer(s.secret), ...(payload ? { payload } : {}) }),
   );
@@ -68,7 +81,9 @@ describe('orders: no statement per order or per item', () => {
 
   it('POST /orders/batch with 50 orders runs as many statements as with 1 order', async () => {
     const one = await statementsOf('POST /orders/batch, 1 order', 'POST', '/orders/batch', { orders: [cod()] });
-    const fifty = await statementsOf('POST /orders/batch, 50 orders', 'POST', '/orders/batch', { orders: Array.from({ length: 50 }, () => cod()) });
+    const fifty = await statementsOf('POST /orders/batch, 50 orders', 'POST', '/orders/batch', {
+      orders: Array.from({ length: 50 }, () => cod()),
+    });
     expect(one.res.json().results.every((r: { ok: boolean }) => r.ok)).toBe(true);
     expect(fifty.res.json().results.every((r: { ok: boolean }) => r.ok)).toBe(true);
     expect(one.count).toBe(ORDER_WRITE);
@@ -87,7 +102,10 @@ describe('orders: no statement per order or per item', () => {
 
   it('PATCH /orders/{id} is auth plus one transaction', async () => {
     // begin; lock read; update; status history, subscribed event kinds, events, outbox and notify; commit.
-    const { count } = await statementsOf('PATCH /orders/{id}', 'PATCH', `/orders/${orderId}`, { status: 'confirmed', comment: 'Called the customer' });
+    const { count } = await statementsOf('PATCH /orders/{id}', 'PATCH', `/orders/${orderId}`, {
+      status: 'confirmed',
+      comment: 'Called the customer',
+    });
     expect(count).toBe(6);
   });
 });
@@ -108,14 +126,21 @@ describe('catalogue, checkout and tracking', () => {
   it('POST /checkout/sessions reads the lines’ products once, whatever their number, and writes in one statement', async () => {
     // auth; products of the lines; one statement: the session, its expiry bucket, the bucket's outbox row and notify.
     const line = (p: { id: string }) => ({ product_id: p.id, quantity: 1 });
-    const one = await statementsOf('POST /checkout/sessions, 1 line', 'POST', '/checkout/sessions', { items: products.slice(0, 1).map(line) });
-    const ten = await statementsOf('POST /checkout/sessions, 10 lines', 'POST', '/checkout/sessions', { items: products.slice(0, 10).map(line) });
+    const one = await statementsOf('POST /checkout/sessions, 1 line', 'POST', '/checkout/sessions', {
+      items: products.slice(0, 1).map(line),
+    });
+    const ten = await statementsOf('POST /checkout/sessions, 10 lines', 'POST', '/checkout/sessions', {
+      items: products.slice(0, 10).map(line),
+    });
     expect(one.count).toBe(3);
     expect(ten.count).toBe(one.count);
   });
 
   it('GET /tracking is auth plus one lookup', async () => {
-    expect((await t.request({ method: 'POST', url: '/api/v1/orders', headers: bearer(s.secret), payload: orderBody({ number: '#77001' }) })).statusCode).toBe(201);
+    expect(
+      (await t.request({ method: 'POST', url: '/api/v1/orders', headers: bearer(s.secret), payload: orderBody({ number: '#77001' }) }))
+        .statusCode,
+    ).toBe(201);
     const { res, count } = await statementsOf('GET /tracking', 'GET', '/tracking?order=77001');
     expect(res.json().order.order_number).toBe('#77001');
     expect(count).toBe(2);

@@ -18,16 +18,25 @@ try {
 }
 
 const workflowsPath = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
-const files = readdirSync(HISTORIES_DIR).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(HISTORIES_DIR)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 const typeOf = (file: string) => file.replace(/-\d+\.json$/, '');
 
 describe('recorded workflow histories replay against today’s workflow code', () => {
   it('every workflow type has at least one recorded history', () => {
-    expect([...new Set(files.map(typeOf))].sort()).toEqual(Object.values(workflows).map((w) => w.name).sort());
+    expect([...new Set(files.map(typeOf))].sort()).toEqual(
+      Object.values(workflows)
+        .map((w) => w.name)
+        .sort(),
+    );
   });
 
   it('every history replays without a nondeterminism error', async () => {
-    const histories = files.map((file) => ({ workflowId: file, history: historyFromJSON(JSON.parse(readFileSync(new URL(file, HISTORIES_DIR), 'utf8'))) }));
+    const histories = files.map((file) => ({
+      workflowId: file,
+      history: historyFromJSON(JSON.parse(readFileSync(new URL(file, HISTORIES_DIR), 'utf8'))),
+    }));
     const failures: string[] = [];
     let replayed = 0;
     for await (const result of Worker.runReplayHistories({ workflowsPath }, histories)) {

@@ -28,7 +28,9 @@ const unique = () => `${process.pid % 200}.${++n}`;
 const keyless = (t: TestApp, remoteAddress: string, forwarded?: string) =>
   t.app.inject({ method: 'GET', url: '/api/v1/me', remoteAddress, headers: forwarded ? { 'x-forwarded-for': forwarded } : {} });
 async function counted(t: TestApp, bucket: string): Promise<number> {
-  const rows = await t.orm.em.fork().execute<{ count: number }[]>(`select sum(count)::int as count from rate_limit_counters where bucket = ?`, [bucket]);
+  const rows = await t.orm.em
+    .fork()
+    .execute<{ count: number }[]>(`select sum(count)::int as count from rate_limit_counters where bucket = ?`, [bucket]);
   return rows[0]?.count ?? 0;
 }
 

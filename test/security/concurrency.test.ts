@@ -13,15 +13,31 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const statuses = (list: LightMyRequestResponse[]) => list.reduce<Record<number, number>>((m, r) => ({ ...m, [r.statusCode]: (m[r.statusCode] ?? 0) + 1 }), {});
+const statuses = (list: LightMyRequestResponse[]) =>
+  list.reduce<Record<number, number>>((m, r) => ({ ...m, [r.statusCode]: (m[r.statusCode] ?? 0) + 1 }), {});
 const count = async (query: string, params: unknown[]) => Number((await sql<{ n: string }>(t, query, params))[0]!.n);
 
 describe('racing writers of one thing produce one thing', () => {
   it('50 identical upserts at once give one order: one 201 created, 49 × 200 unchanged, one row, one creation event', async () => {
     const s = await createTestStore(t.orm, { plan: 'paid' });
-    const body = { external_id: `race-50-${Date.now()}`, number: '1001', status: 'confirmed', totals: { total: 99.5 }, customer: { name: 'Race' }, items: [{ name: 'Tea', quantity: 2, unit_price: 49.75 }] };
-    const answers = await Promise.all(Array.from({ length: 50 }, () => t.request({ method: 'POST', url: '/api/v1/orders', headers: bearer(s.secret), payload: body })));
-    expect(statuses(answers), answers.filter((r) => r.statusCode >= 300).map((r) => r.body).join('\n')).toEqual({ 201: 1, 200: 49 });
+    const body = {
+      external_id: `race-50-${Date.now()}`,
+      number: '1001',
+      status: 'confirmed',
+      totals: { total: 99.5 },
+      customer: { name: 'Race' },
+      items: [{ name: 'Tea', quantity: 2, unit_price: 49.75 }],
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => t.request({ method: 'POST', url: '/api/v1/orders', headers: bearer(s.secret), payload: body })),
+    );
+    expect(
+      statuses(answers),
+      answers
+        .filter((r) => r.statusCode >= 300)
+        .map((r) => r.body)
+        .join('\n'),
+    ).toEqual({ 201: 1, 200: 49 });
     expect(answers.map((r) => r.json().action).sort()).toEqual(['created', ...Array(49).fill('unchanged')]);
     expect(new Set(answers.map((r) => r.json().order.id)).size).toBe(1);
     expect(await count(`select count(*) as n from orders where store_id = ? and external_id = ?`, [s.store.id, body.external_id])).toBe(1);
@@ -32,10 +48,22 @@ describe('racing writers of one thing produce one thing', () => {
   it('20 racing exchanges of one connect code give one connection key (one 200, 19 × 400, one key row, one connection)', async () => {
     const s = await createTestStore(t.orm, { plan: 'paid' });
     const site = `https://race-${Date.now()}.example`;
-    const { code } = await approveConnection(t.orm.em.fork(), { storeId: s.store.id, platform: 'platform_a', siteUrl: site, ttlSeconds: 600 });
+    const { code } = await approveConnection(t.orm.em.fork(), {
+      storeId: s.store.id,
+      platform: 'platform_a',
+      siteUrl: site,
+      ttlSeconds: 600,
+    });
     // Each from its own address: the keyless exchange is limited per IP, and this tests the race, not the limit.
     const answers = await Promise.all(
-      Array.from({ length: 20 }, () => t.app.inject({ method: 'POST', url: '/api/v1/connect/exchange', remoteAddress: randomLoopbackIp(), payload: { code, site_url: site } })),
+      Array.from({ length: 20 }, () =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/v1/connect/exchange',
+          remoteAddress: randomLoopbackIp(),
+          payload: { code, site_url: site },
+        }),
+      ),
     );
     expect(statuses(answers)).toEqual({ 200: 1, 400: 19 });
     for (const r of answers.filter((a) => a.statusCode === 400)) expect(r.json().error.code).toBe('invalid_request');
@@ -50,7 +78,12 @@ describe('racing writers of one thing produce one thing', () => {
     const product = await addProduct(t, s.store.id, { name: 'Last one', price: 25, stock: 1 });
     const sessions = await Promise.all(
       Array.from({ length: 10 }, () =>
-        t.request({ method: 'POST', url: '/api/v1/checkout/sessions', headers: bearer(s.secret), payload: { items: [{ product_id: product.id, quantity: 1 }] } }),
+        t.request({
+          method: 'POST',
+          url: '/api/v1/checkout/sessions',
+          headers: bearer(s.secret),
+          payload: { items: [{ product_id: product.id, quantity: 1 }] },
+        }),
       ),
     );
     expect(statuses(sessions)).toEqual({ 201: 10 });
@@ -66,7 +99,13 @@ describe('racing writers of one thing produce one thing', () => {
       ),
     );
     // 303 to the confirmation for the one who got it; 409 "sold out" for the others; never a 5xx.
-    expect(statuses(placed), placed.filter((r) => r.statusCode >= 500).map((r) => r.body).join('\n')).toEqual({ 303: 1, 409: 9 });
+    expect(
+      statuses(placed),
+      placed
+        .filter((r) => r.statusCode >= 500)
+        .map((r) => r.body)
+        .join('\n'),
+    ).toEqual({ 303: 1, 409: 9 });
     const [row] = await sql<{ stock: number }>(t, `select stock from products where id = ?`, [product.id]);
     expect(row!.stock).toBe(0);
     expect(await count(`select count(*) as n from orders where store_id = ? and source = 'native'`, [s.store.id])).toBe(1);
@@ -82,7 +121,12 @@ describe('racing writers of one thing produce one thing', () => {
       const key = (await addKey(t.orm, s.store.id, { kind: 'secret' })).key;
       const answers = await Promise.all(
         Array.from({ length: 200 }, (_, i) =>
-          t.app.inject({ method: 'GET', url: i % 2 ? '/api/v1/me' : '/api/v1/orders?limit=1', remoteAddress: randomLoopbackIp(), headers: bearer(key) }),
+          t.app.inject({
+            method: 'GET',
+            url: i % 2 ? '/api/v1/me' : '/api/v1/orders?limit=1',
+            remoteAddress: randomLoopbackIp(),
+            headers: bearer(key),
+          }),
         ),
       );
       expect(new Set(answers.map((r) => r.headers['x-ratelimit-reset'])).size).toBe(1);

@@ -12,11 +12,22 @@ afterAll(() => t.close());
 
 let seq = 0;
 const post = async (key: string, body: Record<string, unknown> = {}) => {
-  const res = await t.request({ method: 'POST', url: '/api/v1/orders', headers: bearer(key), payload: { external_id: `cs-${process.pid}-${++seq}`, totals: { total: 10 }, ...body } });
+  const res = await t.request({
+    method: 'POST',
+    url: '/api/v1/orders',
+    headers: bearer(key),
+    payload: { external_id: `cs-${process.pid}-${++seq}`, totals: { total: 10 }, ...body },
+  });
   expect(res.statusCode, res.body).toBe(201);
   return res.json().order as { id: string; version?: number; updated_at: string };
 };
-const patch = (key: string, id: string) => t.request({ method: 'PATCH', url: `/api/v1/orders/${id}`, headers: bearer(key), payload: { tracking: { number: 'HIJACK' }, comment: 'x' } });
+const patch = (key: string, id: string) =>
+  t.request({
+    method: 'PATCH',
+    url: `/api/v1/orders/${id}`,
+    headers: bearer(key),
+    payload: { tracking: { number: 'HIJACK' }, comment: 'x' },
+  });
 const archive = (key: string, id: string) => t.request({ method: 'DELETE', url: `/api/v1/orders/${id}`, headers: bearer(key) });
 
 describe('a connection key is limited to its own shop orders', () => {
@@ -32,7 +43,11 @@ describe('a connection key is limited to its own shop orders', () => {
       expect(p.statusCode).toBe(404);
       expect(p.json().error.code).toBe('not_found');
       expect((await archive(shopA.key, victim.id)).statusCode).toBe(404);
-      const [row] = await t.orm.em.fork().execute<{ archived: boolean; tracking_number: string | null }[]>('select archived, tracking_number from orders where id = ?', [victim.id]);
+      const [row] = await t.orm.em
+        .fork()
+        .execute<{ archived: boolean; tracking_number: string | null }[]>('select archived, tracking_number from orders where id = ?', [
+          victim.id,
+        ]);
       expect(row).toEqual({ archived: false, tracking_number: null });
     }
     // Its own order, and the store's secret key on any order, still work.
@@ -46,13 +61,11 @@ describe('a connection key is limited to its own shop orders', () => {
     const shop = await createTestConnection(t.orm, s.store.id, 'platform_a', `https://n-${process.pid}-${Date.now()}.example`);
     const own = await post(shop.key);
     // A native order: the same row as a placed checkout, source native, no connection.
-    const [native] = await t.orm.em
-      .fork()
-      .execute<{ id: string }[]>(
-        `insert into orders select (jsonb_populate_record(null::orders, to_jsonb(o) || jsonb_build_object('id', gen_random_uuid(), 'origin', 'native',
+    const [native] = await t.orm.em.fork().execute<{ id: string }[]>(
+      `insert into orders select (jsonb_populate_record(null::orders, to_jsonb(o) || jsonb_build_object('id', gen_random_uuid(), 'origin', 'native',
            'source', 'native', 'connection_id', null, 'external_id', null, 'order_number', 'N-1'))).* from orders o where id = ? returning id`,
-        [own.id],
-      );
+      [own.id],
+    );
     expect((await patch(shop.key, native!.id)).statusCode).toBe(404);
     expect((await archive(shop.key, native!.id)).statusCode).toBe(404);
   });

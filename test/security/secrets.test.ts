@@ -65,7 +65,12 @@ beforeAll(async () => {
   webhook = { id: created.json().id, secret: created.json().secret };
   // A connection through a real code exchange, with a push URL so the worker signs and sends with its secret.
   const site = `https://secrets-${Date.now()}.example`;
-  const { code } = await approveConnection(t.orm.em.fork(), { storeId: s.store.id, platform: 'platform_a', siteUrl: site, ttlSeconds: 600 });
+  const { code } = await approveConnection(t.orm.em.fork(), {
+    storeId: s.store.id,
+    platform: 'platform_a',
+    siteUrl: site,
+    ttlSeconds: 600,
+  });
   const exchanged = await req({ method: 'POST', url: '/api/v1/connect/exchange', payload: { code, site_url: site } });
   expect(exchanged.statusCode, exchanged.body).toBe(200);
   connection = { ...exchanged.json(), code };
@@ -73,7 +78,12 @@ beforeAll(async () => {
     const ids = (JSON.parse(r.body).updates as { id: string }[]).map((u) => u.id);
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ applied: ids, failed: [] }));
   });
-  const beat = await req({ method: 'PUT', url: '/api/v1/connection', headers: bearer(connection.api_key), payload: { site_url: site, push_url: pushReceiver.url('/push') } });
+  const beat = await req({
+    method: 'PUT',
+    url: '/api/v1/connection',
+    headers: bearer(connection.api_key),
+    payload: { site_url: site, push_url: pushReceiver.url('/push') },
+  });
   expect(beat.statusCode, beat.body).toBe(200);
 }, 60_000);
 
@@ -84,7 +94,16 @@ afterAll(async () => {
 });
 
 /** Every plain key, secret and code this file created (and keeps out of bodies). */
-const plainSecrets = () => [s.secret, s.publishable, legacy, admin, webhook.secret, connection.api_key, connection.webhook_secret, connection.code];
+const plainSecrets = () => [
+  s.secret,
+  s.publishable,
+  legacy,
+  admin,
+  webhook.secret,
+  connection.api_key,
+  connection.webhook_secret,
+  connection.code,
+];
 
 describe('keys are stored only as hashes', () => {
   it('each api_keys row holds the SHA-256 of its key and a short display prefix, never the key', async () => {
@@ -105,7 +124,10 @@ describe('keys are stored only as hashes', () => {
   });
 
   it('no column of any table holds a plain key, webhook secret, connection secret or connect code', async () => {
-    const tables = await sql<{ table_name: string }>(t, `select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`);
+    const tables = await sql<{ table_name: string }>(
+      t,
+      `select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`,
+    );
     expect(tables.length).toBeGreaterThan(10);
     const secrets = plainSecrets();
     const anyOf = secrets.map(() => 'strpos(to_jsonb(x)::text, ?) > 0').join(' or ');
@@ -130,15 +152,25 @@ describe('webhook and connection secrets are encrypted at rest', () => {
   });
 
   it('connections.webhook_secret_sealed opens to the connection secret and does not contain it', async () => {
-    const [row] = await sql<{ webhook_secret_sealed: string }>(t, `select webhook_secret_sealed from connections where id = ?`, [connection.connection_id]);
+    const [row] = await sql<{ webhook_secret_sealed: string }>(t, `select webhook_secret_sealed from connections where id = ?`, [
+      connection.connection_id,
+    ]);
     expect(row!.webhook_secret_sealed).toMatch(/^v1\./);
     expect(row!.webhook_secret_sealed).not.toContain(connection.webhook_secret.replace(/^whsec_/, ''));
     expect(openSecret(key(), row!.webhook_secret_sealed)).toBe(connection.webhook_secret);
   });
 
   it('the same secret sealed twice gives different texts (random IV)', async () => {
-    const again = await req({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(admin), payload: { url: hookReceiver.url('/second'), events: ['order.cancelled'] } });
-    const rows = await sql<{ secret_sealed: string }>(t, `select secret_sealed from webhook_endpoints where id in (?, ?)`, [webhook.id, again.json().id]);
+    const again = await req({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: bearer(admin),
+      payload: { url: hookReceiver.url('/second'), events: ['order.cancelled'] },
+    });
+    const rows = await sql<{ secret_sealed: string }>(t, `select secret_sealed from webhook_endpoints where id in (?, ?)`, [
+      webhook.id,
+      again.json().id,
+    ]);
     expect(new Set(rows.map((r) => r.secret_sealed)).size).toBe(2);
   });
 });
@@ -165,18 +197,53 @@ describe('no key or secret reaches a log line', () => {
       expect(res.statusCode, url).toBeLessThan(500);
     }
     // Keys and secrets in bodies: valid, invalid and unparsable ones.
-    const order = await req({ method: 'POST', url: '/api/v1/orders', headers: bearer(s.secret), payload: { external_id: `sec-${Date.now()}`, totals: { total: 5 }, note: bodyKey } });
+    const order = await req({
+      method: 'POST',
+      url: '/api/v1/orders',
+      headers: bearer(s.secret),
+      payload: { external_id: `sec-${Date.now()}`, totals: { total: 5 }, note: bodyKey },
+    });
     expect(order.statusCode, order.body).toBe(201);
-    await req({ method: 'POST', url: '/api/v1/orders', headers: bearer(s.secret), payload: { external_id: 1, totals: { total: bodyKey }, status: webhook.secret } });
-    await req({ method: 'POST', url: '/api/v1/orders', headers: { ...bearer(s.secret), 'content-type': 'application/json' }, payload: `{"external_id": "${connection.webhook_secret}", "totals": ` });
-    await req({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(admin), payload: { url: `https://nowhere.invalid/?k=${admin}`, secret: webhook.secret } });
+    await req({
+      method: 'POST',
+      url: '/api/v1/orders',
+      headers: bearer(s.secret),
+      payload: { external_id: 1, totals: { total: bodyKey }, status: webhook.secret },
+    });
+    await req({
+      method: 'POST',
+      url: '/api/v1/orders',
+      headers: { ...bearer(s.secret), 'content-type': 'application/json' },
+      payload: `{"external_id": "${connection.webhook_secret}", "totals": `,
+    });
+    await req({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: bearer(admin),
+      payload: { url: `https://nowhere.invalid/?k=${admin}`, secret: webhook.secret },
+    });
     await req({ method: 'POST', url: '/api/v1/connect/exchange', payload: { code: connection.code, site_url: 'https://other.example' } });
-    await req({ method: 'POST', url: '/api/v1/connection/updates/ack', headers: bearer(connection.api_key), payload: { applied: [connection.webhook_secret], failed: [{ id: s.secret, error: admin }] } });
+    await req({
+      method: 'POST',
+      url: '/api/v1/connection/updates/ack',
+      headers: bearer(connection.api_key),
+      payload: { applied: [connection.webhook_secret], failed: [{ id: s.secret, error: admin }] },
+    });
 
     // The worker signs a webhook and a push with the stored secrets: wait for both to arrive.
-    const mirrored = await req({ method: 'POST', url: '/api/v1/orders', headers: bearer(connection.api_key), payload: { external_id: `sec-conn-${Date.now()}`, status: 'wc-processing', totals: { total: 9 } } });
+    const mirrored = await req({
+      method: 'POST',
+      url: '/api/v1/orders',
+      headers: bearer(connection.api_key),
+      payload: { external_id: `sec-conn-${Date.now()}`, status: 'wc-processing', totals: { total: 9 } },
+    });
     expect(mirrored.statusCode, mirrored.body).toBe(201);
-    const shipped = await req({ method: 'PATCH', url: `/api/v1/orders/${mirrored.json().order.id}`, headers: bearer(s.secret), payload: { status: 'shipped', comment: 'no secret here' } });
+    const shipped = await req({
+      method: 'PATCH',
+      url: `/api/v1/orders/${mirrored.json().order.id}`,
+      headers: bearer(s.secret),
+      payload: { status: 'shipped', comment: 'no secret here' },
+    });
     expect(shipped.statusCode, shipped.body).toBe(200);
     await eventually(() => pushReceiver.received.length > 0, 30_000, 'the signed push');
     await eventually(() => hookReceiver.received.length > 0, 30_000, 'the signed webhook');

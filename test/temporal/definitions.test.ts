@@ -29,8 +29,14 @@ afterAll(() => t.close());
 
 describe('every workflow definition is a workflow of the worker, under the same name', () => {
   it('each definition names a function exported by workflows/index.ts, and each export has a definition', () => {
-    const exported = Object.entries(registered).filter(([, value]) => typeof value === 'function').map(([name]) => name);
-    expect(Object.values(workflows).map((w) => w.name).sort()).toEqual(exported.sort());
+    const exported = Object.entries(registered)
+      .filter(([, value]) => typeof value === 'function')
+      .map(([name]) => name);
+    expect(
+      Object.values(workflows)
+        .map((w) => w.name)
+        .sort(),
+    ).toEqual(exported.sort());
   });
 
   it('the names on the wire stay what earlier versions wrote', () => {
@@ -43,28 +49,38 @@ describe('every workflow definition is a workflow of the worker, under the same 
       trackingLockout: 'trackingLockoutWorkflow',
       housekeeping: 'housekeepingWorkflow',
     });
-    expect([deliveriesWaiting, connectCodeExchanged, updatesQueued, replayUpdates, wrongContactTried, liftLockout].map((s) => s.name)).toEqual([
-      'deliveriesWaiting',
-      'connectCodeExchanged',
-      'updatesQueued',
-      'replayUpdates',
-      'wrongContact',
-      'liftLockout',
-    ]);
+    expect(
+      [deliveriesWaiting, connectCodeExchanged, updatesQueued, replayUpdates, wrongContactTried, liftLockout].map((s) => s.name),
+    ).toEqual(['deliveriesWaiting', 'connectCodeExchanged', 'updatesQueued', 'replayUpdates', 'wrongContact', 'liftLockout']);
     expect(trackingLockoutState.name).toBe('lockoutState');
   });
 
   it('the helpers write the definition’s names and the arguments as given', () => {
     const state = { wrongCount: 1, lockedUntil: null, expiresAt: '2026-01-01T00:00:00.000Z' };
     const input = { storeId: 's', orderKey: '7', lockoutSeconds: 60 };
-    expect(signalWithStart(workflows.trackingLockout, { workflowId: 'w', args: [input], signal: wrongContactTried, signalArgs: [state], searchAttributes: { StoreId: 's' } })).toEqual({
+    expect(
+      signalWithStart(workflows.trackingLockout, {
+        workflowId: 'w',
+        args: [input],
+        signal: wrongContactTried,
+        signalArgs: [state],
+        searchAttributes: { StoreId: 's' },
+      }),
+    ).toEqual({
       workflowType: 'trackingLockoutWorkflow',
       workflowId: 'w',
       args: [input],
       signal: { name: 'wrongContact', args: [state] },
       searchAttributes: { StoreId: 's' },
     });
-    expect(startWorkflow(workflows.connectCode, { workflowId: 'c', args: [{ codeId: 'c', storeId: 's', ttlMs: 1 }], searchAttributes: {}, summary: 'x' })).toEqual({
+    expect(
+      startWorkflow(workflows.connectCode, {
+        workflowId: 'c',
+        args: [{ codeId: 'c', storeId: 's', ttlMs: 1 }],
+        searchAttributes: {},
+        summary: 'x',
+      }),
+    ).toEqual({
       workflowType: 'connectCodeWorkflow',
       workflowId: 'c',
       args: [{ codeId: 'c', storeId: 's', ttlMs: 1 }],
@@ -84,7 +100,12 @@ describe('an outbox row written by the previous version is still handed over', (
     await t.orm.em.fork().execute(
       `insert into outbox (action, workflow_type, workflow_id, args, signal_name, signal_args, search_attributes, summary)
        values ('signal_with_start', 'trackingLockoutWorkflow', ?, ?::jsonb, 'wrongContact', ?::jsonb, ?::jsonb, 'written by the previous version')`,
-      [workflowId, JSON.stringify([{ storeId: s.store.id, orderKey, lockoutSeconds: 600 }]), JSON.stringify([state]), JSON.stringify({ StoreId: s.store.id })],
+      [
+        workflowId,
+        JSON.stringify([{ storeId: s.store.id, orderKey, lockoutSeconds: 600 }]),
+        JSON.stringify([state]),
+        JSON.stringify({ StoreId: s.store.id }),
+      ],
     );
     const handle = t.temporal.client.workflow.getHandle(workflowId);
     await eventually(

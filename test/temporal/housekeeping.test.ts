@@ -45,7 +45,13 @@ describe('each housekeeping job is a Temporal Schedule the worker creates at sta
       await eventually(async () => !!(await handle.describe().catch(() => null)), 30_000, `schedule ${job}`);
       handle = schedule(job);
       const d = await handle.describe();
-      expect(d.action).toMatchObject({ type: 'startWorkflow', workflowType: 'housekeepingWorkflow', args: [job], taskQueue: inject('taskQueue'), workflowId: `housekeeping/${job}` });
+      expect(d.action).toMatchObject({
+        type: 'startWorkflow',
+        workflowType: 'housekeepingWorkflow',
+        args: [job],
+        taskQueue: inject('taskQueue'),
+        workflowId: `housekeeping/${job}`,
+      });
       expect(d.action.staticSummary).toBe(HOUSEKEEPING[job].summary);
       expect(d.spec.intervals?.map((i) => i.every)).toEqual([job === 'outbox-purge' ? 3_600_000 : 60_000]);
       expect(d.policies.overlap).toBe('SKIP');
@@ -57,7 +63,11 @@ describe('each housekeeping job is a Temporal Schedule the worker creates at sta
     const handle = schedule('rate-limit-cleanup');
     await handle.pause('paused by the test');
     // An older version's interval, as if a previous deployment had created it.
-    await handle.update((previous) => ({ ...previous, spec: { intervals: [{ every: '1 hour' }] }, state: { paused: true, note: 'paused by the test' } }));
+    await handle.update((previous) => ({
+      ...previous,
+      spec: { intervals: [{ every: '1 hour' }] },
+      state: { paused: true, note: 'paused by the test' },
+    }));
     try {
       const ids = await Promise.all([1, 2, 3].map(() => ensureHousekeepingSchedules(t.temporal.client, inject('taskQueue'))));
       expect(ids[0]).toEqual(HOUSEKEEPING_JOBS.map((job) => `housekeeping/${job}`));
@@ -97,7 +107,10 @@ describe('triggering a schedule runs its job against real rows', () => {
 
   it('rate-limit-cleanup deletes windows older than 5 minutes and keeps the current one', async () => {
     const bucket = `test:${randomUUID()}`;
-    await sql(`insert into rate_limit_counters (bucket, window_start, count) values (?, date_trunc('minute', now()) - interval '10 minutes', 3), (?, date_trunc('minute', now()), 1)`, [bucket, bucket]);
+    await sql(
+      `insert into rate_limit_counters (bucket, window_start, count) values (?, date_trunc('minute', now()) - interval '10 minutes', 3), (?, date_trunc('minute', now()), 1)`,
+      [bucket, bucket],
+    );
     const result = await trigger('rate-limit-cleanup');
     expect(result.job).toBe('rate-limit-cleanup');
     const left = await sql<{ count: number }>(`select count from rate_limit_counters where bucket = ?`, [bucket]);
@@ -109,21 +122,37 @@ describe('triggering a schedule runs its job against real rows', () => {
     try {
       const s = await createTestStore(t.orm);
       const { key } = await addKey(t.orm, s.store.id, { kind: 'secret', scopes: ['orders:write', 'webhooks:write'] });
-      expect((await t.request({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(key), payload: { url: receiver.url() } })).statusCode).toBe(201);
+      expect(
+        (await t.request({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(key), payload: { url: receiver.url() } })).statusCode,
+      ).toBe(201);
       for (const n of [1, 2]) {
-        const created = await t.request({ method: 'POST', url: '/api/v1/orders', headers: bearer(key), payload: { external_id: `sweep-${n}`, totals: { total: n } } });
+        const created = await t.request({
+          method: 'POST',
+          url: '/api/v1/orders',
+          headers: bearer(key),
+          payload: { external_id: `sweep-${n}`, totals: { total: n } },
+        });
         expect(created.statusCode).toBe(201);
       }
-      const delivered = () => sql<{ id: string }>(`select id from webhook_deliveries where store_id = ? and status = 'delivered' order by created_at`, [s.store.id]);
+      const delivered = () =>
+        sql<{ id: string }>(`select id from webhook_deliveries where store_id = ? and status = 'delivered' order by created_at`, [
+          s.store.id,
+        ]);
       await eventually(async () => (await delivered()).length === 2, 20_000, 'both deliveries');
       const [cut, current] = (await delivered()).map((d) => d.id);
       // As a worker that died mid-attempt leaves them: one 10 minutes ago, one just now.
-      await sql(`update webhook_deliveries set status = 'sending', finished_at = null, attempted_at = now() - interval '10 minutes' where id = ?`, [cut]);
+      await sql(
+        `update webhook_deliveries set status = 'sending', finished_at = null, attempted_at = now() - interval '10 minutes' where id = ?`,
+        [cut],
+      );
       await sql(`update webhook_deliveries set status = 'sending', finished_at = null, attempted_at = now() where id = ?`, [current]);
 
       const result = await trigger('delivery-sweep');
       expect(result.rows).toBeGreaterThanOrEqual(1);
-      const rows = await sql<{ id: string; status: string; error: string | null }>(`select id, status, error from webhook_deliveries where id in (?, ?)`, [cut, current]);
+      const rows = await sql<{ id: string; status: string; error: string | null }>(
+        `select id, status, error from webhook_deliveries where id in (?, ?)`,
+        [cut, current],
+      );
       expect(rows.find((r) => r.id === cut)).toMatchObject({ status: 'failed', error: expect.stringContaining('cut off') });
       expect(rows.find((r) => r.id === current)).toMatchObject({ status: 'sending' });
     } finally {

@@ -41,7 +41,14 @@ afterAll(async () => {
 });
 
 const relayOn = (handle: TemporalHandle, deadAfterFailures?: number) =>
-  new OutboxRelay({ orm, client: handle.client, taskQueue: TASK_QUEUE, databaseUrl: db.url, log, ...(deadAfterFailures ? { deadAfterFailures } : {}) });
+  new OutboxRelay({
+    orm,
+    client: handle.client,
+    taskQueue: TASK_QUEUE,
+    databaseUrl: db.url,
+    log,
+    ...(deadAfterFailures ? { deadAfterFailures } : {}),
+  });
 const sql = <T>(query: string, params: unknown[] = []) => orm.em.fork().execute<T[]>(query, params);
 
 /** A start row, as a producer writes it; `workflowId` decides whether Temporal takes it. */
@@ -54,10 +61,12 @@ async function row(workflowId: string): Promise<string> {
   return r!.id;
 }
 const state = async (id: string) =>
-  (await sql<{ attempts: number; failures: number; dead_at: string | null; done_at: string | null; last_error: string | null }>(
-    `select attempts, failures, dead_at, done_at, last_error from outbox where id = ?`,
-    [id],
-  ))[0]!;
+  (
+    await sql<{ attempts: number; failures: number; dead_at: string | null; done_at: string | null; last_error: string | null }>(
+      `select attempts, failures, dead_at, done_at, last_error from outbox where id = ?`,
+      [id],
+    )
+  )[0]!;
 /** One relay pass with the row's back-off skipped (the test does not wait a minute per try). */
 async function drainNow(relay: OutboxRelay, id: string): Promise<void> {
   await sql(`update outbox set next_attempt_at = now() where id = ?`, [id]);
@@ -67,8 +76,11 @@ async function drainNow(relay: OutboxRelay, id: string): Promise<void> {
 /** Runs the real CLI (`npm run admin`) against this file's database. */
 const admin = (...args: string[]) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((done) =>
-    execFile(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { cwd: repoRoot, env: { ...process.env, DATABASE_URL: db.url } }, (err, stdout, stderr) =>
-      done({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/admin.ts', ...args],
+      { cwd: repoRoot, env: { ...process.env, DATABASE_URL: db.url } },
+      (err, stdout, stderr) => done({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
     ),
   );
 
@@ -117,7 +129,14 @@ describe('operators see dead hand-offs and send them again (outbox list, outbox 
     expect(run.code, run.stderr).toBe(0);
     const { handoffs } = JSON.parse(run.stdout);
     const listed = handoffs.find((h: { id: string }) => h.id === deadId);
-    expect(listed).toMatchObject({ action: 'start', workflow_type: 'connectCodeWorkflow', signal_name: null, summary: 'dead-letter test', attempts: 1, failures: 1 });
+    expect(listed).toMatchObject({
+      action: 'start',
+      workflow_type: 'connectCodeWorkflow',
+      signal_name: null,
+      summary: 'dead-letter test',
+      attempts: 1,
+      failures: 1,
+    });
     expect(listed.dead_at).toMatch(/Z$/);
     expect(listed.last_error).toEqual(expect.any(String));
     expect(handoffs.map((h: { id: string }) => h.id)).not.toContain(waitingId);
@@ -131,7 +150,10 @@ describe('operators see dead hand-offs and send them again (outbox list, outbox 
   it('outbox retry --id sends a dead row again with fresh counts, and the relay hands it over', async () => {
     const id = await row(`dead-letter-test/retried/${randomUUID()}`);
     // Dead after refusals of a cause since mended (as an operator finds it).
-    await sql(`update outbox set attempts = 25, failures = 20, dead_at = now(), next_attempt_at = now() + interval '1 hour', last_error = 'refused' where id = ?`, [id]);
+    await sql(
+      `update outbox set attempts = 25, failures = 20, dead_at = now(), next_attempt_at = now() + interval '1 hour', last_error = 'refused' where id = ?`,
+      [id],
+    );
     const relay = relayOn(temporal);
     await relay.drainOnce();
     expect((await state(id)).done_at).toBeNull();

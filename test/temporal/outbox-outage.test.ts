@@ -30,7 +30,8 @@ let worker: WorkerHandle;
 let closeTemporal: () => Promise<void>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
-const startServer = () => startDevServer({ cli: inject('temporalCli'), dbFile, port, logFile: join(inject('logDir'), 'temporal-outage.log') });
+const startServer = () =>
+  startDevServer({ cli: inject('temporalCli'), dbFile, port, logFile: join(inject('logDir'), 'temporal-outage.log') });
 
 beforeAll(async () => {
   receiver = await startReceiver();
@@ -38,7 +39,13 @@ beforeAll(async () => {
   dbFile = join(mkdtempSync(join(tmpdir(), 'sc-temporal-')), 'temporal.db');
   port = await freePort();
   server = await startServer();
-  const config = loadConfig({ DATABASE_URL: db.url, TEMPORAL_ADDRESS: server.address, TEMPORAL_TASK_QUEUE: 'outage-test', SECRETS_KEY: inject('secretsKey'), ALLOW_LOOPBACK_TARGETS: 'true' }) as ResolvedConfig;
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    TEMPORAL_ADDRESS: server.address,
+    TEMPORAL_TASK_QUEUE: 'outage-test',
+    SECRETS_KEY: inject('secretsKey'),
+    ALLOW_LOOPBACK_TARGETS: 'true',
+  }) as ResolvedConfig;
   const log = createLogger('warn');
   orm = await openOrm({ databaseUrl: db.url, poolMax: 6 });
   const temporal = createTemporalClient({ address: server.address, namespace: 'default', taskQueue: 'outage-test' });
@@ -60,7 +67,13 @@ afterAll(async () => {
 /** A store with a webhook endpoint for every event kind (only subscribed events are handed to Temporal). */
 async function hookedStore() {
   const s = await createTestStore(orm);
-  await createEndpoint(orm.em.fork(), { storeId: s.store.id, url: receiver.url(), events: ['*'], secretsKey: Buffer.from(inject('secretsKey'), 'hex'), policy: { allowLoopback: true } });
+  await createEndpoint(orm.em.fork(), {
+    storeId: s.store.id,
+    url: receiver.url(),
+    events: ['*'],
+    secretsKey: Buffer.from(inject('secretsKey'), 'hex'),
+    policy: { allowLoopback: true },
+  });
   return s;
 }
 
@@ -82,13 +95,23 @@ describe('the outbox hands every committed change to Temporal exactly once', () 
 
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        app.inject({ method: 'POST', url: '/api/v1/orders', headers: bearer(s.secret), payload: { external_id: `outage-${i}`, totals: { total: 10 + i } } }),
+        app.inject({
+          method: 'POST',
+          url: '/api/v1/orders',
+          headers: bearer(s.secret),
+          payload: { external_id: `outage-${i}`, totals: { total: 10 + i } },
+        }),
       ),
     );
     expect(results.map((r) => r.statusCode)).toEqual(Array(10).fill(201));
     // Patch half of them too, so more than one hand-off per order waits.
     for (const r of results.slice(0, 5)) {
-      const patched = await app.inject({ method: 'PATCH', url: `/api/v1/orders/${r.json().order.id}`, headers: bearer(s.secret), payload: { status: 'confirmed' } });
+      const patched = await app.inject({
+        method: 'PATCH',
+        url: `/api/v1/orders/${r.json().order.id}`,
+        headers: bearer(s.secret),
+        payload: { status: 'confirmed' },
+      });
       expect(patched.statusCode).toBe(200);
     }
     await new Promise((r) => setTimeout(r, 1500));
@@ -105,11 +128,22 @@ describe('the outbox hands every committed change to Temporal exactly once', () 
 
   it('a relay that restarts after handing rows over does not start their workflows again', async () => {
     const s = await hookedStore();
-    const created = await app.inject({ method: 'POST', url: '/api/v1/orders', headers: bearer(s.secret), payload: { external_id: 'again-1', totals: { total: 1 } } });
+    const created = await app.inject({
+      method: 'POST',
+      url: '/api/v1/orders',
+      headers: bearer(s.secret),
+      payload: { external_id: 'again-1', totals: { total: 1 } },
+    });
     expect(created.statusCode).toBe(201);
-    await waitFor(async () => (await count(`select count(*) as n from order_events where dispatch_count > 0 and payload->>'external_id' = 'again-1'`)) === 1, 30_000);
+    await waitFor(
+      async () =>
+        (await count(`select count(*) as n from order_events where dispatch_count > 0 and payload->>'external_id' = 'again-1'`)) === 1,
+      30_000,
+    );
     // Simulate a crash between "started" and "marked done": the rows come back as pending.
-    await orm.em.fork().execute(`update outbox set done_at = null, next_attempt_at = now() where args->0->>'orderId' = ?`, [created.json().order.id]);
+    await orm.em
+      .fork()
+      .execute(`update outbox set done_at = null, next_attempt_at = now() where args->0->>'orderId' = ?`, [created.json().order.id]);
     await waitFor(async () => (await count(`select count(*) as n from outbox where done_at is null`)) === 0, 30_000);
     await new Promise((r) => setTimeout(r, 1000));
     expect(await count(`select count(*) as n from order_events where payload->>'external_id' = 'again-1' and dispatch_count <> 1`)).toBe(0);

@@ -29,7 +29,16 @@ beforeAll(async () => {
   await t.app.listen({ port, host: '127.0.0.1' });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 afterAll(async () => {
@@ -43,10 +52,19 @@ describe.runIf(existsSync(CHROMIUM))('the order’s tracking page in a browser',
     const number = nextNumber('B');
     // No item image: the browser must not try to reach any host but ours.
     const items = [{ name: 'Mint tea', variant: 'Large tin', quantity: 3, unit_price: 17.99 }];
-    const id = await createOrder(t, s.connection, number, { items, payment: { is_cod: true }, totals: { total: 59.97, shipping: 7, cod_fee: 5 } });
-    const patch = { status: 'shipped', tracking: { number: 'AWB-5521-MA', courier: 'Amana Express', url: 'https://track.example/AWB-5521-MA' }, comment: 'Handed to the courier in Casablanca' };
+    const id = await createOrder(t, s.connection, number, {
+      items,
+      payment: { is_cod: true },
+      totals: { total: 59.97, shipping: 7, cod_fee: 5 },
+    });
+    const patch = {
+      status: 'shipped',
+      tracking: { number: 'AWB-5521-MA', courier: 'Amana Express', url: 'https://track.example/AWB-5521-MA' },
+      comment: 'Handed to the courier in Casablanca',
+    };
     await t.request({ method: 'PATCH', url: `/api/v1/orders/${id}`, headers: bearer(s.connection), payload: patch });
-    const pageUrl = (await t.request({ method: 'GET', url: `/api/v1/orders/${id}`, headers: bearer(s.secret) })).json().order.tracking.page_url;
+    const pageUrl = (await t.request({ method: 'GET', url: `/api/v1/orders/${id}`, headers: bearer(s.secret) })).json().order.tracking
+      .page_url;
     expect(pageUrl).toBe(`${base}/track/${id}`);
 
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true });
@@ -73,7 +91,13 @@ describe.runIf(existsSync(CHROMIUM))('the order’s tracking page in a browser',
     expect(page.url()).toBe(pageUrl);
     expect(await page.locator('h1').textContent()).toBe(`Order ${number}`);
     expect(await page.locator('p.status strong').textContent()).toBe('Shipped');
-    expect(await page.locator('ol.progress li').allTextContents()).toEqual(['Pending', 'Confirmed', 'Shipped', 'Out for delivery', 'Delivered']);
+    expect(await page.locator('ol.progress li').allTextContents()).toEqual([
+      'Pending',
+      'Confirmed',
+      'Shipped',
+      'Out for delivery',
+      'Delivered',
+    ]);
     expect(await page.locator('ol.progress li.current').textContent()).toBe('Shipped');
     expect(await page.locator('ol.progress li.done').count()).toBe(2);
     const text = (await page.locator('body').textContent())!;

@@ -65,7 +65,12 @@ export async function createOrder(t: TestApp, key: string, number: string, overr
 }
 
 /** GET /tracking with a key; `ip` stands for the visitor (a fresh one unless given). */
-export function track(t: TestApp, key: string, query: Record<string, string>, extra: { ip?: string; headers?: Record<string, string> } = {}): Promise<LightMyRequestResponse> {
+export function track(
+  t: TestApp,
+  key: string,
+  query: Record<string, string>,
+  extra: { ip?: string; headers?: Record<string, string> } = {},
+): Promise<LightMyRequestResponse> {
   return t.app.inject({
     method: 'GET',
     url: `/api/v1/tracking?${new URLSearchParams(query)}`,
@@ -75,7 +80,12 @@ export function track(t: TestApp, key: string, query: Record<string, string>, ex
 }
 
 /** POSTs a tracking page form, as a browser does. */
-export function postForm(t: TestApp, url: string, fields: Record<string, string>, ip = randomLoopbackIp()): Promise<LightMyRequestResponse> {
+export function postForm(
+  t: TestApp,
+  url: string,
+  fields: Record<string, string>,
+  ip = randomLoopbackIp(),
+): Promise<LightMyRequestResponse> {
   return t.app.inject({
     method: 'POST',
     url,

@@ -40,7 +40,11 @@ describe('after TRACKING_MAX_WRONG_CONTACT wrong tries the order answers 429 for
     expect((await lockoutRow(short, s.store.id, number))?.locked_until).not.toBeNull();
 
     // The workflow's timer fires, its activity clears the row, and the right contact works again.
-    await eventually(async () => (await lockoutRow(short, s.store.id, number)) === undefined, 20_000, 'the workflow clears the lockout row');
+    await eventually(
+      async () => (await lockoutRow(short, s.store.id, number)) === undefined,
+      20_000,
+      'the workflow clears the lockout row',
+    );
     expect((await track(short, s.secret, { order: number, contact: SHOPPER.last4 })).statusCode).toBe(200);
     const handle = short.temporal.client.workflow.getHandle(workflowIds.trackingLockout(s.store.id, number));
     await eventually(async () => (await handle.describe()).status.name === 'COMPLETED', 20_000, 'the lockout workflow ends');
@@ -80,19 +84,29 @@ describe('the counter lives in PostgreSQL and the workflow only ends it', () => 
     await createOrder(short, s.connection, number);
     for (let i = 0; i < 2; i++) expect((await track(short, s.secret, { order: number, contact: '0000' })).statusCode).toBe(422);
     expect((await lockoutRow(short, s.store.id, number))?.wrong_count).toBe(2);
-    await eventually(async () => (await lockoutRow(short, s.store.id, number)) === undefined, 20_000, 'the workflow forgets the wrong tries');
+    await eventually(
+      async () => (await lockoutRow(short, s.store.id, number)) === undefined,
+      20_000,
+      'the workflow forgets the wrong tries',
+    );
     for (let i = 0; i < 2; i++) expect((await track(short, s.secret, { order: number, contact: '0000' })).statusCode).toBe(422);
     expect((await track(short, s.secret, { order: number, contact: SHOPPER.last4 })).statusCode).toBe(200);
   });
 
   it('a lookup never talks to Temporal: with it unreachable the lockout holds and the signal waits in the outbox', async () => {
-    const offline = await createTestApp({ TEMPORAL_ADDRESS: '127.0.0.1:1', TRACKING_LOCKOUT_SECONDS: '600', TRACKING_MAX_WRONG_CONTACT: '3' });
+    const offline = await createTestApp({
+      TEMPORAL_ADDRESS: '127.0.0.1:1',
+      TRACKING_LOCKOUT_SECONDS: '600',
+      TRACKING_MAX_WRONG_CONTACT: '3',
+    });
     try {
       const { s, number } = await lockedOrder(offline);
       expect((await track(offline, s.secret, { order: number, contact: SHOPPER.last4 })).statusCode).toBe(429);
       const rows = await offline.orm.em
         .fork()
-        .execute<{ signal_name: string }[]>(`select signal_name from outbox where workflow_id = ?`, [workflowIds.trackingLockout(s.store.id, number)]);
+        .execute<{ signal_name: string }[]>(`select signal_name from outbox where workflow_id = ?`, [
+          workflowIds.trackingLockout(s.store.id, number),
+        ]);
       expect(rows.map((r) => r.signal_name)).toEqual(['wrongContact', 'wrongContact', 'wrongContact']);
     } finally {
       await offline.close();

@@ -26,7 +26,11 @@ describe('the Tracking result is exactly the spec’s', () => {
       method: 'PATCH',
       url: `/api/v1/orders/${id}`,
       headers: bearer(s.secret),
-      payload: { status: 'shipped', tracking: { number: 'AWB-77', courier: 'Amana', url: 'https://track.example/AWB-77' }, comment: 'Left the warehouse' },
+      payload: {
+        status: 'shipped',
+        tracking: { number: 'AWB-77', courier: 'Amana', url: 'https://track.example/AWB-77' },
+        comment: 'Left the warehouse',
+      },
     });
     const res = await track(t, s.secret, { order: number });
     expect(res.statusCode, res.body).toBe(200);
@@ -35,8 +39,21 @@ describe('the Tracking result is exactly the spec’s', () => {
     expect(body.store).toEqual({ name: s.store.name });
     expect(Object.keys(body.order).sort()).toEqual(
       [
-        'order_number', 'status', 'items', 'total_amount', 'shipping_fee', 'cod_fee', 'currency', 'tracking_link', 'status_comment',
-        'shipping_awb', 'shipping_courier', 'shipping_status_text', 'status_history', 'created_at', 'updated_at',
+        'order_number',
+        'status',
+        'items',
+        'total_amount',
+        'shipping_fee',
+        'cod_fee',
+        'currency',
+        'tracking_link',
+        'status_comment',
+        'shipping_awb',
+        'shipping_courier',
+        'shipping_status_text',
+        'status_history',
+        'created_at',
+        'updated_at',
       ].sort(),
     );
     expect(body.order).toMatchObject({
@@ -120,7 +137,8 @@ describe('an order from an outside platform needs the contact', () => {
   it('the last 4 digits of the phone match, digits only', async () => {
     const number = nextNumber();
     await createOrder(t, s.connection, number, { customer: { name: 'X', phone: '+212 6-12-34-56-78' } });
-    for (const contact of ['5678', '56-78', ' 5678 ']) expect((await track(t, s.secret, { order: number, contact })).statusCode, contact).toBe(200);
+    for (const contact of ['5678', '56-78', ' 5678 '])
+      expect((await track(t, s.secret, { order: number, contact })).statusCode, contact).toBe(200);
     expect((await track(t, s.secret, { order: number, contact: '212612345678' })).statusCode).toBe(422);
   });
   it('the email matches case-insensitively and trimmed', async () => {
@@ -153,9 +171,18 @@ describe('a number shared by several orders of one store', () => {
   it('the contact picks the order it matches; without one the answer is 422 contact, never a guess', async () => {
     const number = nextNumber();
     const second = (await createTestConnection(t.orm, s.store.id, 'platform_a', 'https://shop-b.example')).key;
-    await createOrder(t, s.connection, number, { customer: { name: 'A', phone: '0600001111' }, items: [{ name: 'From shop A', quantity: 1, unit_price: 1 }] });
-    await createOrder(t, second, number, { customer: { name: 'B', phone: '0600002222' }, items: [{ name: 'From shop B', quantity: 1, unit_price: 1 }] });
-    await createOrder(t, s.secret, number, { customer: { name: 'C', email: 'c@mail.example' }, items: [{ name: 'From the API', quantity: 1, unit_price: 1 }] });
+    await createOrder(t, s.connection, number, {
+      customer: { name: 'A', phone: '0600001111' },
+      items: [{ name: 'From shop A', quantity: 1, unit_price: 1 }],
+    });
+    await createOrder(t, second, number, {
+      customer: { name: 'B', phone: '0600002222' },
+      items: [{ name: 'From shop B', quantity: 1, unit_price: 1 }],
+    });
+    await createOrder(t, s.secret, number, {
+      customer: { name: 'C', email: 'c@mail.example' },
+      items: [{ name: 'From the API', quantity: 1, unit_price: 1 }],
+    });
     expect((await track(t, s.secret, { order: number, contact: '1111' })).json().order.items[0].name).toBe('From shop A');
     expect((await track(t, s.secret, { order: number, contact: '2222' })).json().order.items[0].name).toBe('From shop B');
     expect((await track(t, s.secret, { order: number, contact: 'C@mail.example' })).json().order.items[0].name).toBe('From the API');
@@ -169,7 +196,12 @@ describe('keys', () => {
   it('a publishable key works from its allowed website, with CORS headers', async () => {
     const number = nextNumber();
     await createOrder(t, s.connection, number);
-    const res = await track(t, s.publishable, { order: number, contact: SHOPPER.last4 }, { headers: { origin: s.origin, 'sec-fetch-mode': 'cors' } });
+    const res = await track(
+      t,
+      s.publishable,
+      { order: number, contact: SHOPPER.last4 },
+      { headers: { origin: s.origin, 'sec-fetch-mode': 'cors' } },
+    );
     expect(res.statusCode, res.body).toBe(200);
     expect(res.headers['access-control-allow-origin']).toBe(s.origin);
   });

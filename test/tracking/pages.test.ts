@@ -29,14 +29,29 @@ describe('the order’s tracking page lives at tracking.page_url', () => {
       method: 'PATCH',
       url: `/api/v1/orders/${id}`,
       headers: bearer(s.secret),
-      payload: { status: 'out_for_delivery', tracking: { number: 'AWB-991', courier: 'Amana', url: 'https://track.example/991' }, comment: 'With the driver' },
+      payload: {
+        status: 'out_for_delivery',
+        tracking: { number: 'AWB-991', courier: 'Amana', url: 'https://track.example/991' },
+        comment: 'With the driver',
+      },
     });
     const res = await get(`/track/${id}`);
     expect(res.statusCode).toBe(200);
     for (const [name, value] of Object.entries(PAGE_HEADERS)) expect(res.headers[name]).toBe(value);
     expect(res.body).toContain(`Order ${number}`);
-    expect(res.body).toMatch(/<ol class="progress"[^>]*><li class="done">Pending<\/li><li class="done">Confirmed<\/li><li class="done">Shipped<\/li><li class="current" aria-current="step">Out for delivery<\/li><li class="">Delivered<\/li><\/ol>/);
-    for (const text of ['Amana', 'AWB-991', 'href="https://track.example/991"', 'With the driver', 'Mint tea', 'Large tin', '× 3', 'viewport']) {
+    expect(res.body).toMatch(
+      /<ol class="progress"[^>]*><li class="done">Pending<\/li><li class="done">Confirmed<\/li><li class="done">Shipped<\/li><li class="current" aria-current="step">Out for delivery<\/li><li class="">Delivered<\/li><\/ol>/,
+    );
+    for (const text of [
+      'Amana',
+      'AWB-991',
+      'href="https://track.example/991"',
+      'With the driver',
+      'Mint tea',
+      'Large tin',
+      '× 3',
+      'viewport',
+    ]) {
       expect(res.body).toContain(text);
     }
   });
@@ -71,8 +86,15 @@ describe('the order’s tracking page lives at tracking.page_url', () => {
 
   it('escapes every text it shows', async () => {
     const number = nextNumber('G');
-    const id = await createOrder(t, s.secret, number, { items: [{ name: 'Tea &lt;script&gt;alert(1)&lt;/script&gt;', variant: '"><b>x', quantity: 1, unit_price: 1 }] });
-    await t.request({ method: 'PATCH', url: `/api/v1/orders/${id}`, headers: bearer(s.secret), payload: { tracking: { url: 'https://track.example/?a=1&b="x"' } } });
+    const id = await createOrder(t, s.secret, number, {
+      items: [{ name: 'Tea &lt;script&gt;alert(1)&lt;/script&gt;', variant: '"><b>x', quantity: 1, unit_price: 1 }],
+    });
+    await t.request({
+      method: 'PATCH',
+      url: `/api/v1/orders/${id}`,
+      headers: bearer(s.secret),
+      payload: { tracking: { url: 'https://track.example/?a=1&b="x"' } },
+    });
     const res = await get(`/track/${id}`);
     expect(res.body).not.toContain('<script>');
     expect(res.body).toContain('Tea &lt;script&gt;alert(1)&lt;/script&gt;');

@@ -64,30 +64,75 @@ describe('public https names pass, pinned to the address that was checked', () =
 
 describe('checkAddress: only globally routable unicast', () => {
   it.each([
-    '127.0.0.1', '127.255.255.254', '10.0.0.1', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254',
-    '100.64.0.1', '0.0.0.0', '224.0.0.1', '239.255.255.255', '240.0.0.1', '255.255.255.255', '198.18.0.1', '198.19.255.255',
-    '192.0.0.1', '192.0.2.1', '198.51.100.1', '203.0.113.1', '::1', '::', 'fe80::1', 'febf:ffff::1', 'fc00::1', 'fdff::1',
-    '::ffff:10.0.0.1', '::ffff:7f00:1', '::ffff:169.254.169.254', '64:ff9b::a00:1', '64:ff9b::808:808', '2002:a00:1::1',
-    '2001::1', '2001:0:4136:e378::1', '2001:db8::1', 'ff02::1', 'ff0e::1', '::a00:1', 'fec0::1', '100::1', '4000::1',
-    'not-an-address', '',
+    '127.0.0.1',
+    '127.255.255.254',
+    '10.0.0.1',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '239.255.255.255',
+    '240.0.0.1',
+    '255.255.255.255',
+    '198.18.0.1',
+    '198.19.255.255',
+    '192.0.0.1',
+    '192.0.2.1',
+    '198.51.100.1',
+    '203.0.113.1',
+    '::1',
+    '::',
+    'fe80::1',
+    'febf:ffff::1',
+    'fc00::1',
+    'fdff::1',
+    '::ffff:10.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:169.254.169.254',
+    '64:ff9b::a00:1',
+    '64:ff9b::808:808',
+    '2002:a00:1::1',
+    '2001::1',
+    '2001:0:4136:e378::1',
+    '2001:db8::1',
+    'ff02::1',
+    'ff0e::1',
+    '::a00:1',
+    'fec0::1',
+    '100::1',
+    '4000::1',
+    'not-an-address',
+    '',
   ])('%s is refused', (address) => {
     expect(checkAddress(address)).toEqual(expect.any(String));
   });
 
-  it.each(['93.184.215.14', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:93.184.215.14'])('%s is allowed', (address) => {
-    expect(checkAddress(address)).toBeNull();
-  });
+  it.each(['93.184.215.14', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:93.184.215.14'])(
+    '%s is allowed',
+    (address) => {
+      expect(checkAddress(address)).toBeNull();
+    },
+  );
 });
 
 describe('ALLOW_LOOPBACK_TARGETS admits http(s)://127.0.0.1 and localhost, and nothing more', () => {
-  it.each(['http://127.0.0.1:4000/h', 'https://127.0.0.1:4000/h', 'http://localhost:4000/h', 'https://localhost:4000/h', 'http://127.0.0.1/h', 'http://2130706433:4000/h', 'http://127.1:4000/h', ...LOOPBACK_FORMS.map(([url]) => url)])(
-    '%s is allowed with it, pinned to 127.0.0.1, without a lookup',
-    async (url) => {
-      const noDns: Resolver = async () => expect.unreachable('no lookup for the loopback names');
-      expect(await checkTarget(url, development, noDns)).toMatchObject({ ok: true, address: '127.0.0.1', family: 4 });
-      expect((await checkTarget(url, production, resolver)).ok).toBe(false);
-    },
-  );
+  it.each([
+    'http://127.0.0.1:4000/h',
+    'https://127.0.0.1:4000/h',
+    'http://localhost:4000/h',
+    'https://localhost:4000/h',
+    'http://127.0.0.1/h',
+    'http://2130706433:4000/h',
+    'http://127.1:4000/h',
+    ...LOOPBACK_FORMS.map(([url]) => url),
+  ])('%s is allowed with it, pinned to 127.0.0.1, without a lookup', async (url) => {
+    const noDns: Resolver = async () => expect.unreachable('no lookup for the loopback names');
+    expect(await checkTarget(url, development, noDns)).toMatchObject({ ok: true, address: '127.0.0.1', family: 4 });
+    expect((await checkTarget(url, production, resolver)).ok).toBe(false);
+  });
 
   it('the URL is normalised first: http://2130706433:4000/ is http://127.0.0.1:4000/', async () => {
     const checked = await checkTarget('http://2130706433:4000/h', development, resolver);
@@ -95,10 +140,23 @@ describe('ALLOW_LOOPBACK_TARGETS admits http(s)://127.0.0.1 and localhost, and n
   });
 
   it.each([
-    'http://127.0.0.2:4000/h', 'https://127.0.0.2:4000/h', 'http://[::1]:4000/h', 'http://[::ffff:127.0.0.1]:4000/h', 'http://0.0.0.0:4000/h',
-    'http://localhost.:4000/h', 'http://api.localhost:4000/h', 'http://user:pw@127.0.0.1:4000/h', 'http://user:pw@localhost:4000/h',
-    'ftp://127.0.0.1:4000/h', 'ws://localhost:4000/h', 'http://10.0.0.1:4000/h', 'http://hooks.public.example/h',
-    'https://loopback.example/h', 'https://loopback2.example/h', 'https://mapped-loopback.example/h', 'https://v6-loopback.example/h',
+    'http://127.0.0.2:4000/h',
+    'https://127.0.0.2:4000/h',
+    'http://[::1]:4000/h',
+    'http://[::ffff:127.0.0.1]:4000/h',
+    'http://0.0.0.0:4000/h',
+    'http://localhost.:4000/h',
+    'http://api.localhost:4000/h',
+    'http://user:pw@127.0.0.1:4000/h',
+    'http://user:pw@localhost:4000/h',
+    'ftp://127.0.0.1:4000/h',
+    'ws://localhost:4000/h',
+    'http://10.0.0.1:4000/h',
+    'http://hooks.public.example/h',
+    'https://loopback.example/h',
+    'https://loopback2.example/h',
+    'https://mapped-loopback.example/h',
+    'https://v6-loopback.example/h',
   ])('%s stays refused with it', async (url) => {
     expect((await checkTarget(url, development, resolver)).ok).toBe(false);
   });
@@ -138,7 +196,12 @@ describe('postOnce checks the target before it connects', () => {
   it('sends to localhost on the pinned loopback address, never asking DNS', async () => {
     const receiver = await startReceiver();
     const noDns: Resolver = async () => expect.unreachable('no lookup');
-    const result = await postOnce({ ...request, url: receiver.url().replace('127.0.0.1', 'localhost'), policy: development, resolve: noDns });
+    const result = await postOnce({
+      ...request,
+      url: receiver.url().replace('127.0.0.1', 'localhost'),
+      policy: development,
+      resolve: noDns,
+    });
     expect(result).toMatchObject({ ok: true, status: 200, error: null });
     expect(receiver.received).toHaveLength(1);
     await receiver.close();

@@ -11,11 +11,31 @@ import { addKey, createTestStore } from '../helpers/store.js';
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const admin = (...args: string[]) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((done) =>
-    execFile(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { cwd: repoRoot, env: { ...process.env, DATABASE_URL: inject('databaseUrl'), PUBLIC_URL: 'http://127.0.0.1:3999' } }, (err, stdout, stderr) =>
-      done({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/admin.ts', ...args],
+      { cwd: repoRoot, env: { ...process.env, DATABASE_URL: inject('databaseUrl'), PUBLIC_URL: 'http://127.0.0.1:3999' } },
+      (err, stdout, stderr) => done({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
     ),
   );
-const FIELDS = ['activity_id', 'attempted_at', 'created_at', 'duration_ms', 'endpoint_id', 'error', 'event_id', 'event_type', 'id', 'order_id', 'replay_of', 'response_status', 'run_id', 'status', 'url', 'workflow_id'];
+const FIELDS = [
+  'activity_id',
+  'attempted_at',
+  'created_at',
+  'duration_ms',
+  'endpoint_id',
+  'error',
+  'event_id',
+  'event_type',
+  'id',
+  'order_id',
+  'replay_of',
+  'response_status',
+  'run_id',
+  'status',
+  'url',
+  'workflow_id',
+];
 
 let t: TestApp;
 beforeAll(async () => {
@@ -30,17 +50,30 @@ async function storeWithEndpoint(url: string) {
   return { ...s, admin: key, endpoint };
 }
 const finished = (storeId: string, n: number) =>
-  eventually(async () => {
-    const rows = await t.orm.em.fork().execute<{ status: string }[]>(`select status from webhook_deliveries where store_id = ?`, [storeId]);
-    return rows.length === n && rows.every((r) => r.status === 'delivered' || r.status === 'failed');
-  }, 20_000, `${n} finished deliveries`);
+  eventually(
+    async () => {
+      const rows = await t.orm.em
+        .fork()
+        .execute<{ status: string }[]>(`select status from webhook_deliveries where store_id = ?`, [storeId]);
+      return rows.length === n && rows.every((r) => r.status === 'delivered' || r.status === 'failed');
+    },
+    20_000,
+    `${n} finished deliveries`,
+  );
 
 describe('webhooks deliveries and webhooks replay', () => {
   it('lists a failed delivery with --failed, and a replay once the receiver is fixed is a new, delivered attempt', async () => {
     let answer = 500;
     const receiver = await startReceiver((_r, res) => void res.writeHead(answer).end());
     const s = await storeWithEndpoint(receiver.url());
-    const orderId = (await t.request({ method: 'POST', url: '/api/v1/orders', headers: bearer(s.secret), payload: { external_id: 'cli-wh-1', totals: { total: 5 } } })).json().order.id;
+    const orderId = (
+      await t.request({
+        method: 'POST',
+        url: '/api/v1/orders',
+        headers: bearer(s.secret),
+        payload: { external_id: 'cli-wh-1', totals: { total: 5 } },
+      })
+    ).json().order.id;
     await finished(s.store.id, 1);
 
     const failed = await admin('webhooks', 'deliveries', '--store', s.store.id, '--failed', '--json');
@@ -49,12 +82,25 @@ describe('webhooks deliveries and webhooks replay', () => {
     expect(deliveries).toHaveLength(1);
     const [original] = deliveries;
     expect(Object.keys(original).sort()).toEqual(FIELDS);
-    expect(original).toMatchObject({ endpoint_id: s.endpoint.id, url: receiver.url(), event_type: 'order.created', order_id: orderId, status: 'failed', response_status: 500, error: 'answered 500', replay_of: null });
+    expect(original).toMatchObject({
+      endpoint_id: s.endpoint.id,
+      url: receiver.url(),
+      event_type: 'order.created',
+      order_id: orderId,
+      status: 'failed',
+      response_status: 500,
+      error: 'answered 500',
+      replay_of: null,
+    });
     expect(original.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(original.attempted_at).toMatch(/Z$/);
     expect(original.duration_ms).toEqual(expect.any(Number));
     // Support finds the attempt in the Temporal UI: the store's lane, the run and the activity that sent it.
-    expect(original).toMatchObject({ workflow_id: `webhook-lane/${s.store.id}`, run_id: expect.stringMatching(/^[0-9a-f-]{36}$/), activity_id: expect.any(String) });
+    expect(original).toMatchObject({
+      workflow_id: `webhook-lane/${s.store.id}`,
+      run_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      activity_id: expect.any(String),
+    });
 
     answer = 200;
     const replay = await admin('webhooks', 'replay', '--delivery', original.id, '--json');
@@ -80,8 +126,14 @@ describe('webhooks deliveries and webhooks replay', () => {
       [delivery.id, 'delivered', original.id],
       [original.id, 'failed', null],
     ]);
-    expect(JSON.parse((await admin('webhooks', 'deliveries', '--store', s.store.id, '--failed', '--json')).stdout).deliveries.map((d: { id: string }) => d.id)).toEqual([original.id]);
-    expect(JSON.parse((await admin('webhooks', 'deliveries', '--store', s.store.id, '--limit', '1', '--json')).stdout).deliveries).toHaveLength(1);
+    expect(
+      JSON.parse((await admin('webhooks', 'deliveries', '--store', s.store.id, '--failed', '--json')).stdout).deliveries.map(
+        (d: { id: string }) => d.id,
+      ),
+    ).toEqual([original.id]);
+    expect(
+      JSON.parse((await admin('webhooks', 'deliveries', '--store', s.store.id, '--limit', '1', '--json')).stdout).deliveries,
+    ).toHaveLength(1);
 
     // The replay ran as its own workflow, findable by its readable id.
     const handle = t.temporal.client.workflow.getHandle(`webhook-delivery/${original.event_id}/${s.endpoint.id}/replay-${delivery.id}`);
@@ -96,7 +148,12 @@ describe('webhooks deliveries and webhooks replay', () => {
   it('a replay of a delivery whose endpoint was deleted is refused, and nothing is sent', async () => {
     const receiver = await startReceiver();
     const s = await storeWithEndpoint(receiver.url());
-    await t.request({ method: 'POST', url: '/api/v1/orders', headers: bearer(s.secret), payload: { external_id: 'cli-wh-2', totals: { total: 5 } } });
+    await t.request({
+      method: 'POST',
+      url: '/api/v1/orders',
+      headers: bearer(s.secret),
+      payload: { external_id: 'cli-wh-2', totals: { total: 5 } },
+    });
     await finished(s.store.id, 1);
     const [row] = JSON.parse((await admin('webhooks', 'deliveries', '--store', s.store.id, '--json')).stdout).deliveries;
     await t.request({ method: 'DELETE', url: `/api/v1/webhooks/${s.endpoint.id}`, headers: bearer(s.admin) });

@@ -21,7 +21,8 @@ async function storeWithWebhooks() {
 
 const register = (s: TestStore & { admin: string }, url: string, events?: string[]) =>
   t.request({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(s.admin), payload: { url, ...(events ? { events } : {}) } });
-const order = (s: TestStore, payload: Record<string, unknown>) => t.request({ method: 'POST', url: '/api/v1/orders', headers: bearer(s.secret), payload });
+const order = (s: TestStore, payload: Record<string, unknown>) =>
+  t.request({ method: 'POST', url: '/api/v1/orders', headers: bearer(s.secret), payload });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface DeliveryRow {
@@ -42,10 +43,14 @@ const deliveriesOf = (storeId: string) =>
   t.orm.em.fork().execute<DeliveryRow[]>(`select * from webhook_deliveries where store_id = ? order by created_at, id`, [storeId]);
 /** Waits until the store's deliveries have all finished (none pending or sending) and there are `n`. */
 async function settled(storeId: string, n: number, timeoutMs = 20_000) {
-  await eventually(async () => {
-    const rows = await deliveriesOf(storeId);
-    return rows.length === n && rows.every((r) => r.status !== 'pending' && r.status !== 'sending');
-  }, timeoutMs, `${n} finished deliveries`);
+  await eventually(
+    async () => {
+      const rows = await deliveriesOf(storeId);
+      return rows.length === n && rows.every((r) => r.status !== 'pending' && r.status !== 'sending');
+    },
+    timeoutMs,
+    `${n} finished deliveries`,
+  );
   return deliveriesOf(storeId);
 }
 
@@ -67,7 +72,9 @@ describe('signed one-shot delivery to a real receiver', () => {
     expect(hit!.headers['user-agent']).toMatch(/StoreCommerce/);
     expect(hit!.headers['x-service-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
     expect(await verifyOctokit(secret, hit!.body, hit!.headers['x-service-signature'] as string)).toBe(true);
-    expect(await verifyOctokit(secret, JSON.stringify(JSON.parse(hit!.body), null, 2), hit!.headers['x-service-signature'] as string)).toBe(false);
+    expect(await verifyOctokit(secret, JSON.stringify(JSON.parse(hit!.body), null, 2), hit!.headers['x-service-signature'] as string)).toBe(
+      false,
+    );
     // The Standard Webhooks scheme, verified by its own library.
     expect(() => new Webhook(secret).verify(hit!.body, hit!.headers as Record<string, string>)).not.toThrow();
     const body = JSON.parse(hit!.body);
@@ -100,7 +107,15 @@ describe('every attempt is recorded', () => {
     const created = (await order(s, { external_id: 'wh-rec', totals: { total: 3 } })).json();
     const [row] = await settled(s.store.id, 1);
     const [event] = await t.orm.em.fork().execute<{ id: string }[]>(`select id from order_events where order_id = ?`, [created.order.id]);
-    expect(row).toMatchObject({ endpoint_id: endpoint.id, event_id: event!.id, event_type: 'order.created', order_id: created.order.id, status: 'delivered', response_status: 204, error: null });
+    expect(row).toMatchObject({
+      endpoint_id: endpoint.id,
+      event_id: event!.id,
+      event_type: 'order.created',
+      order_id: created.order.id,
+      status: 'delivered',
+      response_status: 204,
+      error: null,
+    });
     expect(row!.duration_ms).toEqual(expect.any(Number));
     expect(new Date(row!.attempted_at!).getTime()).toBeGreaterThanOrEqual(started - 1000);
     expect(new Date(row!.attempted_at!).getTime()).toBeLessThanOrEqual(Date.now());
@@ -109,9 +124,17 @@ describe('every attempt is recorded', () => {
     const hit = receiver.received[0]!;
     expect(Math.abs(Number(hit.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
     // The timestamp is signed: moved back 10 minutes (a replayed capture), the Standard Webhooks library refuses it.
-    const stale = { ...(hit.headers as Record<string, string>), 'webhook-timestamp': String(Number(hit.headers['webhook-timestamp']) - 600) };
+    const stale = {
+      ...(hit.headers as Record<string, string>),
+      'webhook-timestamp': String(Number(hit.headers['webhook-timestamp']) - 600),
+    };
     expect(() => new Webhook(endpoint.secret).verify(hit.body, stale)).toThrow();
-    expect(JSON.parse(receiver.received[0]!.body)).toEqual({ id: event!.id, type: 'order.created', created_at: expect.any(String), data: { order: created.order } });
+    expect(JSON.parse(receiver.received[0]!.body)).toEqual({
+      id: event!.id,
+      type: 'order.created',
+      created_at: expect.any(String),
+      data: { order: created.order },
+    });
     await receiver.close();
   });
 });
@@ -150,7 +173,9 @@ describe('one attempt, never retried', () => {
 
   it('a redirect is not followed: the target path never sees a request', async () => {
     let moved = '';
-    const receiver = await startReceiver((req, res) => void (req.path === '/hook' ? res.writeHead(302, { location: moved }).end() : res.end('ok')));
+    const receiver = await startReceiver(
+      (req, res) => void (req.path === '/hook' ? res.writeHead(302, { location: moved }).end() : res.end('ok')),
+    );
     moved = receiver.url('/moved');
     const s = await storeWithWebhooks();
     await register(s, receiver.url());
@@ -167,7 +192,13 @@ describe('the target is checked again at every send', () => {
   it('an endpoint whose stored URL is not allowed (written around the API) is refused at send time, before any connection', async () => {
     const s = await storeWithWebhooks();
     // Refused by shape alone, so the worker neither connects nor asks DNS.
-    await t.orm.em.fork().execute(`insert into webhook_endpoints (id, store_id, url, events, secret_sealed) values (?, ?, 'http://10.0.0.7/h', '{*}', ?)`, [crypto.randomUUID(), s.store.id, sealSecret(t.config.secretsKey, 'whsec_x')]);
+    await t.orm.em
+      .fork()
+      .execute(`insert into webhook_endpoints (id, store_id, url, events, secret_sealed) values (?, ?, 'http://10.0.0.7/h', '{*}', ?)`, [
+        crypto.randomUUID(),
+        s.store.id,
+        sealSecret(t.config.secretsKey, 'whsec_x'),
+      ]);
     await order(s, { external_id: 'wh-refused', totals: { total: 1 } });
     const [row] = await settled(s.store.id, 1);
     expect(row).toMatchObject({ status: 'failed', response_status: null, error: 'refused: must be an https URL' });
@@ -180,8 +211,16 @@ describe('backfill is silent', () => {
     const s = await storeWithWebhooks();
     await register(s, receiver.url());
     const batch = await t.request({
-      method: 'POST', url: '/api/v1/orders/batch', headers: bearer(s.secret),
-      payload: { backfill: true, orders: [{ external_id: 'bf-1', totals: { total: 1 } }, { external_id: 'bf-2', totals: { total: 2 }, status: 'shipped' }] },
+      method: 'POST',
+      url: '/api/v1/orders/batch',
+      headers: bearer(s.secret),
+      payload: {
+        backfill: true,
+        orders: [
+          { external_id: 'bf-1', totals: { total: 1 } },
+          { external_id: 'bf-2', totals: { total: 2 }, status: 'shipped' },
+        ],
+      },
     });
     expect(batch.statusCode).toBe(200);
     const backfilled = batch.json().results.map((r: { id: string }) => r.id);
@@ -191,7 +230,11 @@ describe('backfill is silent', () => {
     await sleep(1000);
     expect(rows.map((r) => r.order_id)).toEqual([live]);
     expect(receiver.received.map((r) => JSON.parse(r.body).data.order.id)).toEqual([live]);
-    const handedOver = await t.orm.em.fork().execute<{ n: number }[]>(`select count(*)::int as n from order_events where order_id = any(?::uuid[]) and dispatch_count > 0`, [`{${backfilled.join(',')}}`]);
+    const handedOver = await t.orm.em
+      .fork()
+      .execute<{ n: number }[]>(`select count(*)::int as n from order_events where order_id = any(?::uuid[]) and dispatch_count > 0`, [
+        `{${backfilled.join(',')}}`,
+      ]);
     expect(handedOver[0]!.n).toBe(0);
     await receiver.close();
   });
@@ -207,7 +250,13 @@ describe('after DELETE /webhooks/{id} nothing more is sent', () => {
     const removed = await t.request({ method: 'DELETE', url: `/api/v1/webhooks/${endpoint.id}`, headers: bearer(s.admin) });
     expect(removed.json()).toEqual({ id: endpoint.id, deleted: true });
     const second = (await order(s, { external_id: 'del-2', totals: { total: 2 } })).json().order.id;
-    await eventually(async () => (await t.orm.em.fork().execute<{ d: Date | null }[]>(`select dispatched_at as d from order_events where order_id = ?`, [second]))[0]?.d != null, 20_000, 'event handed over');
+    await eventually(
+      async () =>
+        (await t.orm.em.fork().execute<{ d: Date | null }[]>(`select dispatched_at as d from order_events where order_id = ?`, [second]))[0]
+          ?.d != null,
+      20_000,
+      'event handed over',
+    );
     await sleep(1000);
     expect(receiver.received).toHaveLength(1);
     expect(await deliveriesOf(s.store.id)).toHaveLength(1);
@@ -225,14 +274,20 @@ describe('after DELETE /webhooks/{id} nothing more is sent', () => {
     const em = t.orm.em.fork();
     const [event] = await em.execute<{ id: string }[]>(`select id from order_events where order_id = ?`, [orderId]);
     const queued = crypto.randomUUID();
-    await em.execute(`insert into webhook_deliveries (id, store_id, endpoint_id, event_id, event_type, order_id) values (?, ?, ?, ?, 'order.created', ?)`, [queued, s.store.id, late.id, event!.id, orderId]);
+    await em.execute(
+      `insert into webhook_deliveries (id, store_id, endpoint_id, event_id, event_type, order_id) values (?, ?, ?, ?, 'order.created', ?)`,
+      [queued, s.store.id, late.id, event!.id, orderId],
+    );
     await t.request({ method: 'DELETE', url: `/api/v1/webhooks/${late.id}`, headers: bearer(s.admin) });
     const rows = await deliveriesOf(s.store.id);
     expect(rows.find((r) => r.id === queued)).toMatchObject({ status: 'cancelled', error: 'endpoint deleted' });
     expect(await claimDeliveries(t.orm.em.fork(), [queued], null)).toEqual([]);
     // Even a pending row that slipped in after the deletion is not claimed: it is cancelled instead.
     const slipped = crypto.randomUUID();
-    await em.execute(`insert into webhook_deliveries (id, store_id, endpoint_id, event_id, event_type, order_id, replay_of) values (?, ?, ?, ?, 'order.created', ?, ?)`, [slipped, s.store.id, late.id, event!.id, orderId, queued]);
+    await em.execute(
+      `insert into webhook_deliveries (id, store_id, endpoint_id, event_id, event_type, order_id, replay_of) values (?, ?, ?, ?, 'order.created', ?, ?)`,
+      [slipped, s.store.id, late.id, event!.id, orderId, queued],
+    );
     expect(await claimDeliveries(t.orm.em.fork(), [slipped], null)).toEqual([]);
     expect((await deliveriesOf(s.store.id)).find((r) => r.id === slipped)).toMatchObject({ status: 'cancelled' });
     expect(receiver.received.map((r) => r.path)).toEqual(['/hook']);

@@ -38,7 +38,7 @@ async function startDns(): Promise<{ server: Socket; address: string }> {
     const type = query.readUInt16BE(offset + 1);
     const entry = ZONE[labels.join('.').toLowerCase()];
     if (entry === 'silent') return;
-    const records = entry ? (type === 1 ? entry.a : type === 28 ? entry.aaaa : undefined) ?? [] : [];
+    const records = entry ? ((type === 1 ? entry.a : type === 28 ? entry.aaaa : undefined) ?? []) : [];
     const answers = records.map((address) => {
       const data = type === 1 ? Buffer.from(address.split('.').map(Number)) : ipv6Bytes(address);
       const head = Buffer.alloc(12);

@@ -26,17 +26,31 @@ async function webhookStore() {
 }
 type Store = Awaited<ReturnType<typeof webhookStore>>;
 
-const post = (s: Store, payload: unknown, app = t) => app.request({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(s.admin), payload: payload as object });
+const post = (s: Store, payload: unknown, app = t) =>
+  app.request({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(s.admin), payload: payload as object });
 const list = (s: Store) => t.request({ method: 'GET', url: '/api/v1/webhooks', headers: bearer(s.admin) });
 const remove = (s: Store, id: string) => t.request({ method: 'DELETE', url: `/api/v1/webhooks/${id}`, headers: bearer(s.admin) });
-const errorOf = (res: { statusCode: number; json(): { error: { code: string; param?: string } } }) => [res.statusCode, res.json().error?.code, res.json().error?.param];
+const errorOf = (res: { statusCode: number; json(): { error: { code: string; param?: string } } }) => [
+  res.statusCode,
+  res.json().error?.code,
+  res.json().error?.param,
+];
 
 describe('who may manage webhooks', () => {
   it('a secret key with the default scopes gets 403 (it lacks webhooks:write); a publishable key too; no key 401', async () => {
     const s = await webhookStore();
     for (const key of [s.secret, s.publishable]) {
-      for (const [method, url] of [['GET', '/api/v1/webhooks'], ['POST', '/api/v1/webhooks'], ['DELETE', `/api/v1/webhooks/${crypto.randomUUID()}`]] as const) {
-        const res = await t.request({ method, url, headers: bearer(key), ...(method === 'POST' ? { payload: { url: 'https://hooks.public.example/h' } } : {}) });
+      for (const [method, url] of [
+        ['GET', '/api/v1/webhooks'],
+        ['POST', '/api/v1/webhooks'],
+        ['DELETE', `/api/v1/webhooks/${crypto.randomUUID()}`],
+      ] as const) {
+        const res = await t.request({
+          method,
+          url,
+          headers: bearer(key),
+          ...(method === 'POST' ? { payload: { url: 'https://hooks.public.example/h' } } : {}),
+        });
         expect(res.statusCode, `${method} ${url}`).toBe(403);
       }
     }
@@ -46,7 +60,12 @@ describe('who may manage webhooks', () => {
   it('a legacy key (orders:read and webhooks:write) may', async () => {
     const s = await createTestStore(t.orm);
     const legacy = await addKey(t.orm, s.store.id, { kind: 'legacy' });
-    const res = await t.request({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(legacy.key), payload: { url: 'https://hooks.public.example/legacy' } });
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: bearer(legacy.key),
+      payload: { url: 'https://hooks.public.example/legacy' },
+    });
     expect(res.statusCode, res.body).toBe(201);
     expect((await t.request({ method: 'GET', url: '/api/v1/webhooks', headers: bearer(legacy.key) })).json().data).toHaveLength(1);
   });
@@ -58,20 +77,29 @@ describe('POST /webhooks: url must be a public https address', () => {
     expect(errorOf(await post(s, { url }))).toEqual([400, 'invalid_request', 'url']);
   });
 
-  it.each(LOOPBACK_FORMS.map(([url]) => url).concat(['http://127.0.0.1:4000/h', 'http://localhost:4000/h']))('%s → 400 without ALLOW_LOOPBACK_TARGETS', async (url) => {
-    const s = await webhookStore();
-    expect(errorOf(await post(s, { url }, prod))).toEqual([400, 'invalid_request', 'url']);
-  });
-
-  it.each(['private.example', 'loopback.example', 'metadata.example', 'mixed.example', 'mapped.example', 'cgnat.example', 'ula.example', 'nowhere.example'])(
-    'https://%s/ (resolves to a non-public address, or not at all) → 400 param url',
-    async (host) => {
+  it.each(LOOPBACK_FORMS.map(([url]) => url).concat(['http://127.0.0.1:4000/h', 'http://localhost:4000/h']))(
+    '%s → 400 without ALLOW_LOOPBACK_TARGETS',
+    async (url) => {
       const s = await webhookStore();
-      const res = await post(s, { url: `https://${host}/hook` });
-      expect(errorOf(res)).toEqual([400, 'invalid_request', 'url']);
-      expect(res.json().error.message).toMatch(host);
+      expect(errorOf(await post(s, { url }, prod))).toEqual([400, 'invalid_request', 'url']);
     },
   );
+
+  it.each([
+    'private.example',
+    'loopback.example',
+    'metadata.example',
+    'mixed.example',
+    'mapped.example',
+    'cgnat.example',
+    'ula.example',
+    'nowhere.example',
+  ])('https://%s/ (resolves to a non-public address, or not at all) → 400 param url', async (host) => {
+    const s = await webhookStore();
+    const res = await post(s, { url: `https://${host}/hook` });
+    expect(errorOf(res)).toEqual([400, 'invalid_request', 'url']);
+    expect(res.json().error.message).toMatch(host);
+  });
 
   it('a missing or non-string url → 400 param url', async () => {
     const s = await webhookStore();
@@ -110,11 +138,27 @@ describe('POST /webhooks: events', () => {
 
   it('an unknown kind → 400 param events.<index>; "*" with others, or an empty list → 400 param events', async () => {
     const s = await webhookStore();
-    expect(errorOf(await post(s, { url: 'https://hooks.public.example/x', events: ['order.exploded'] }))).toEqual([400, 'invalid_request', 'events.0']);
-    expect(errorOf(await post(s, { url: 'https://hooks.public.example/x', events: ['order.paid', 'order.*'] }))).toEqual([400, 'invalid_request', 'events.1']);
-    expect(errorOf(await post(s, { url: 'https://hooks.public.example/x', events: ['*', 'order.created'] }))).toEqual([400, 'invalid_request', 'events']);
+    expect(errorOf(await post(s, { url: 'https://hooks.public.example/x', events: ['order.exploded'] }))).toEqual([
+      400,
+      'invalid_request',
+      'events.0',
+    ]);
+    expect(errorOf(await post(s, { url: 'https://hooks.public.example/x', events: ['order.paid', 'order.*'] }))).toEqual([
+      400,
+      'invalid_request',
+      'events.1',
+    ]);
+    expect(errorOf(await post(s, { url: 'https://hooks.public.example/x', events: ['*', 'order.created'] }))).toEqual([
+      400,
+      'invalid_request',
+      'events',
+    ]);
     expect(errorOf(await post(s, { url: 'https://hooks.public.example/x', events: [] }))).toEqual([400, 'invalid_request', 'events']);
-    expect(errorOf(await post(s, { url: 'https://hooks.public.example/x', events: 'order.paid' }))).toEqual([400, 'invalid_request', 'events']);
+    expect(errorOf(await post(s, { url: 'https://hooks.public.example/x', events: 'order.paid' }))).toEqual([
+      400,
+      'invalid_request',
+      'events',
+    ]);
     expect((await list(s)).json().data).toEqual([]);
   });
 });
@@ -159,7 +203,9 @@ describe('the secret', () => {
   it('is stored encrypted with SECRETS_KEY, and opens to the secret shown at creation', async () => {
     const s = await webhookStore();
     const { id, secret } = (await post(s, { url: 'https://hooks.public.example/sealed' })).json();
-    const [row] = await t.orm.em.fork().execute<{ secret_sealed: string }[]>(`select secret_sealed from webhook_endpoints where id = ?`, [id]);
+    const [row] = await t.orm.em
+      .fork()
+      .execute<{ secret_sealed: string }[]>(`select secret_sealed from webhook_endpoints where id = ?`, [id]);
     expect(row!.secret_sealed).not.toBe(secret);
     expect(row!.secret_sealed).not.toContain(secret.slice('whsec_'.length, 20));
     expect(row!.secret_sealed).not.toContain('whsec_');
@@ -181,12 +227,18 @@ describe('GET /webhooks', () => {
     expect(res.body).not.toMatch(/whsec_|secret/);
     const { data } = res.json();
     expect(data.map((e: { id: string }) => e.id)).toEqual([b.id, a.id]);
-    expect(data[1]).toEqual({ id: a.id, url: 'https://hooks.public.example/a', events: ['order.created'], active: true, created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/) });
+    expect(data[1]).toEqual({
+      id: a.id,
+      url: 'https://hooks.public.example/a',
+      events: ['order.created'],
+      active: true,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+    });
   });
 });
 
 describe('DELETE /webhooks/{id}', () => {
-  it('answers {id, deleted: true}; again, unknown, malformed or another store\'s id → 404', async () => {
+  it("answers {id, deleted: true}; again, unknown, malformed or another store's id → 404", async () => {
     const s = await webhookStore();
     const other = await webhookStore();
     const mine = (await post(s, { url: 'https://hooks.public.example/del' })).json();

@@ -28,11 +28,21 @@ async function storeWithEndpoints(urls: string[], plan: 'free' | 'paid' = 'paid'
   const s = await createTestStore(t.orm, { plan });
   const admin = (await addKey(t.orm, s.store.id, { kind: 'secret', scopes: ['orders:read', 'orders:write', 'webhooks:write'] })).key;
   for (const url of urls) {
-    const r = await t.request({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(admin), payload: { url, events: ['order.created'] } });
+    const r = await t.request({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: bearer(admin),
+      payload: { url, events: ['order.created'] },
+    });
     expect(r.statusCode, r.body).toBe(201);
   }
   const post = async (externalId: string) => {
-    const r = await t.request({ method: 'POST', url: '/api/v1/orders', headers: bearer(admin), payload: { external_id: externalId, totals: { total: 1 } } });
+    const r = await t.request({
+      method: 'POST',
+      url: '/api/v1/orders',
+      headers: bearer(admin),
+      payload: { external_id: externalId, totals: { total: 1 } },
+    });
     expect(r.statusCode, r.body).toBe(201);
     return r.json().order.id as string;
   };
@@ -65,9 +75,15 @@ describe('order writes wake the lane: a Temporal signal only when it is idle', (
     try {
       await writer.query('begin');
       // What recordOrderEvents does: it reads the lane FOR SHARE, sees it running, queues no signal.
-      const seen = await writer.query<{ running: boolean }>(`select active_until > now() as running from lanes where workflow_id = $1 for share`, [workflowIds.webhookLane(s.store.id)]);
+      const seen = await writer.query<{ running: boolean }>(
+        `select active_until > now() as running from lanes where workflow_id = $1 for share`,
+        [workflowIds.webhookLane(s.store.id)],
+      );
       expect(seen.rows).toEqual([{ running: true }]);
-      await writer.query(`insert into order_events (id, store_id, order_id, type, actor, payload) values (gen_random_uuid(), $1, $2, 'order.updated', 'test', '{}')`, [s.store.id, orderId]);
+      await writer.query(
+        `insert into order_events (id, store_id, order_id, type, actor, payload) values (gen_random_uuid(), $1, $2, 'order.updated', 'test', '{}')`,
+        [s.store.id, orderId],
+      );
       let released = false;
       const releasing = releaseLane(t.orm.em.fork(), workflowIds.webhookLane(s.store.id)).then(() => (released = true));
       await new Promise((r) => setTimeout(r, 500));
@@ -86,7 +102,11 @@ describe('an operator finds an attempt in Temporal', () => {
     const receiver = await startReceiver();
     const s = await storeWithEndpoints([receiver.url()]);
     const orderId = await s.post('find-me');
-    await eventually(async () => (await sql(`select 1 from webhook_deliveries where order_id = ? and status = 'delivered'`, [orderId])).length === 1, 20_000, 'delivered');
+    await eventually(
+      async () => (await sql(`select 1 from webhook_deliveries where order_id = ? and status = 'delivered'`, [orderId])).length === 1,
+      20_000,
+      'delivered',
+    );
     const [row] = await sql<{ id: string; endpoint_id: string; workflow_id: string; run_id: string; activity_id: string }>(
       `select id, endpoint_id, workflow_id, run_id, activity_id from webhook_deliveries where order_id = ?`,
       [orderId],
@@ -98,15 +118,29 @@ describe('an operator finds an attempt in Temporal', () => {
     expect(description.searchAttributes.StoreId).toEqual([s.store.id]);
     // The run ends when the lane has been idle for a while; its result is then in the history.
     let outcome: LaneOutcome | undefined;
-    await eventually(async () => {
-      const history = await handle.fetchHistory();
-      const scheduled = history.events!.find((e) => e.activityTaskScheduledEventAttributes?.activityId === row!.activity_id);
-      const completed = history.events!.find((e) => e.activityTaskCompletedEventAttributes && String(e.activityTaskCompletedEventAttributes.scheduledEventId) === String(scheduled?.eventId));
-      const payload = completed?.activityTaskCompletedEventAttributes?.result?.payloads?.[0];
-      if (payload) outcome = defaultPayloadConverter.fromPayload<LaneOutcome>(payload);
-      return outcome !== undefined;
-    }, LANE.lingerMs + 20_000, 'the lane run’s result');
-    expect(outcome!.attempts).toContainEqual({ delivery: row!.id, order: orderId, endpoint: row!.endpoint_id, event: expect.stringMatching(/^order\.created /), result: 'delivered (200)' });
+    await eventually(
+      async () => {
+        const history = await handle.fetchHistory();
+        const scheduled = history.events!.find((e) => e.activityTaskScheduledEventAttributes?.activityId === row!.activity_id);
+        const completed = history.events!.find(
+          (e) =>
+            e.activityTaskCompletedEventAttributes &&
+            String(e.activityTaskCompletedEventAttributes.scheduledEventId) === String(scheduled?.eventId),
+        );
+        const payload = completed?.activityTaskCompletedEventAttributes?.result?.payloads?.[0];
+        if (payload) outcome = defaultPayloadConverter.fromPayload<LaneOutcome>(payload);
+        return outcome !== undefined;
+      },
+      LANE.lingerMs + 20_000,
+      'the lane run’s result',
+    );
+    expect(outcome!.attempts).toContainEqual({
+      delivery: row!.id,
+      order: orderId,
+      endpoint: row!.endpoint_id,
+      event: expect.stringMatching(/^order\.created /),
+      result: 'delivered (200)',
+    });
     await receiver.close();
   });
 });
@@ -129,7 +163,10 @@ describe('fairness between stores', () => {
     }
     await eventually(() => hanging.received.length >= 40, 20_000, 'the stuck store’s lane at its limit');
     const sampler = setInterval(async () => {
-      const rows = await sql<{ endpoint_id: string; n: number }>(`select endpoint_id, count(*)::int as n from webhook_deliveries where store_id = ? and status = 'sending' group by endpoint_id`, [stuck.store.id]);
+      const rows = await sql<{ endpoint_id: string; n: number }>(
+        `select endpoint_id, count(*)::int as n from webhook_deliveries where store_id = ? and status = 'sending' group by endpoint_id`,
+        [stuck.store.id],
+      );
       for (const r of rows) most.set(r.endpoint_id, Math.max(most.get(r.endpoint_id) ?? 0, r.n));
     }, 100);
 

@@ -29,7 +29,8 @@ let worker: WorkerHandle;
 let closeTemporal: () => Promise<void>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
-const startServer = () => startDevServer({ cli: inject('temporalCli'), dbFile, port, logFile: join(inject('logDir'), 'temporal-webhook-outage.log') });
+const startServer = () =>
+  startDevServer({ cli: inject('temporalCli'), dbFile, port, logFile: join(inject('logDir'), 'temporal-webhook-outage.log') });
 
 beforeAll(async () => {
   db = await createIsolatedDatabase();
@@ -66,12 +67,22 @@ afterAll(async () => {
 async function storeWithEndpoint(path: string) {
   const s = await createTestStore(orm);
   const { key } = await addKey(orm, s.store.id, { kind: 'secret', scopes: ['orders:read', 'orders:write', 'webhooks:write'] });
-  const created = await app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(key), payload: { url: receiver.url(path), events: ['order.created'] } });
+  const created = await app.inject({
+    method: 'POST',
+    url: '/api/v1/webhooks',
+    headers: bearer(key),
+    payload: { url: receiver.url(path), events: ['order.created'] },
+  });
   expect(created.statusCode, created.body).toBe(201);
   return { ...s, admin: key, endpointId: created.json().id as string };
 }
 const postOrder = (secret: string, externalId: string) =>
-  app.inject({ method: 'POST', url: '/api/v1/orders', headers: bearer(secret), payload: { external_id: externalId, totals: { total: 10 } } });
+  app.inject({
+    method: 'POST',
+    url: '/api/v1/orders',
+    headers: bearer(secret),
+    payload: { external_id: externalId, totals: { total: 10 } },
+  });
 const hitsOn = (path: string) => receiver.received.filter((r) => r.path === path);
 const count = async (sql: string, params: unknown[] = []) => Number((await orm.em.fork().execute<{ n: string }[]>(sql, params))[0]!.n);
 
@@ -89,7 +100,12 @@ describe('webhooks of orders written while Temporal is down', () => {
 
     server = await startServer();
     await eventually(() => hitsOn('/outage').length >= 5, 90_000, 'five deliveries');
-    await eventually(async () => (await count(`select count(*) as n from webhook_deliveries where store_id = ? and status = 'delivered'`, [s.store.id])) === 5, 10_000, 'five recorded');
+    await eventually(
+      async () =>
+        (await count(`select count(*) as n from webhook_deliveries where store_id = ? and status = 'delivered'`, [s.store.id])) === 5,
+      10_000,
+      'five recorded',
+    );
     await new Promise((r) => setTimeout(r, 3000));
 
     const hits = hitsOn('/outage');
@@ -111,7 +127,11 @@ describe('webhooks of orders written while Temporal is down', () => {
 
     server = await startServer();
     const orderId = written.json().order.id;
-    await eventually(async () => (await count(`select count(*) as n from order_events where order_id = ? and dispatched_at is not null`, [orderId])) === 1, 90_000, 'event handed over');
+    await eventually(
+      async () => (await count(`select count(*) as n from order_events where order_id = ? and dispatched_at is not null`, [orderId])) === 1,
+      90_000,
+      'event handed over',
+    );
     await new Promise((r) => setTimeout(r, 2000));
     expect(hitsOn('/deleted-during-outage')).toHaveLength(0);
     expect(await count(`select count(*) as n from webhook_deliveries where store_id = ?`, [s.store.id])).toBe(0);

@@ -20,7 +20,8 @@ const FORM_LIMIT = 64 * 1024;
 /** The submitted form (empty for a request without one). */
 export const formOf = (request: FastifyRequest) => (request.body instanceof URLSearchParams ? request.body : new URLSearchParams());
 
-const hasNul = (query: unknown) => Object.entries((query ?? {}) as Record<string, unknown>).some(([k, v]) => `${k}${[v].flat().join('')}`.includes('\u0000'));
+const hasNul = (query: unknown) =>
+  Object.entries((query ?? {}) as Record<string, unknown>).some(([k, v]) => `${k}${[v].flat().join('')}`.includes('\u0000'));
 
 /** Where a signed-out visitor is sent, coming back to the same page afterwards. */
 export function signInRedirect(reply: FastifyReply, next: string) {
@@ -61,7 +62,12 @@ export function installGuard(app: FastifyInstance) {
       const ourOrigin = new URL(request.server.config.publicUrl).origin;
       const sameOrigin = isSameOriginPost(ourOrigin, request.headers.origin, request.headers.referer);
       if (!sameOrigin || !binding || !checkCsrfToken(dashboardKeys(request).csrf, binding, formOf(request).get('_csrf'))) {
-        return sendMessage(reply, 403, 'This form has expired', 'The form was not accepted: it is too old or did not come from this site. Go back, reload the page and try again.');
+        return sendMessage(
+          reply,
+          403,
+          'This form has expired',
+          'The form was not accepted: it is too old or did not come from this site. Go back, reload the page and try again.',
+        );
       }
     }
   });

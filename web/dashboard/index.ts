@@ -32,7 +32,16 @@ export async function dashboardPages(app: FastifyInstance) {
   await app.register(
     async (dashboard) => {
       dashboard.setNotFoundHandler((_request, reply) => sendMessage(reply, 404, 'Not found', 'There is no such page in the dashboard.'));
-      for (const pages of [authPages, homePages, keyPages, webhookPages, orderListPages, orderDetailPages, connectionPages, settingsPages]) {
+      for (const pages of [
+        authPages,
+        homePages,
+        keyPages,
+        webhookPages,
+        orderListPages,
+        orderDetailPages,
+        connectionPages,
+        settingsPages,
+      ]) {
         await dashboard.register(pages);
       }
     },

@@ -22,7 +22,11 @@ export function dashboardKeys(request: FastifyRequest) {
   const secretsKey = request.server.config.secretsKey;
   if (!secretsKey) throw new Error('SECRETS_KEY is required for the dashboard');
   let keys = subKeys.get(secretsKey);
-  if (!keys) subKeys.set(secretsKey, (keys = { cookie: deriveSubKey(secretsKey, 'dashboard-session-cookie'), csrf: deriveSubKey(secretsKey, 'dashboard-csrf') }));
+  if (!keys)
+    subKeys.set(
+      secretsKey,
+      (keys = { cookie: deriveSubKey(secretsKey, 'dashboard-session-cookie'), csrf: deriveSubKey(secretsKey, 'dashboard-csrf') }),
+    );
   return keys;
 }
 
@@ -46,7 +50,10 @@ export async function startSession(request: FastifyRequest, reply: FastifyReply,
   // Signing in over an existing session (another account in the same browser) ends that one.
   if (request.ownerSession) await endSession(request.server.orm.em, request.ownerSession.id);
   const { token } = await createSession(request.server.orm.em, ownerId);
-  setCookie(reply, sessionCookieName(request), signToken(dashboardKeys(request).cookie, token), { secure: isHttps(request), maxAgeSeconds: SESSION_ABSOLUTE_SECONDS });
+  setCookie(reply, sessionCookieName(request), signToken(dashboardKeys(request).cookie, token), {
+    secure: isHttps(request),
+    maxAgeSeconds: SESSION_ABSOLUTE_SECONDS,
+  });
 }
 
 /** Signs out: the session row is deleted (the cookie is dead even if kept) and the cookie cleared. */
@@ -56,7 +63,8 @@ export async function stopSession(request: FastifyRequest, reply: FastifyReply):
 }
 
 /** Tells the browser to drop the session cookie. */
-export const clearSessionCookie = (request: FastifyRequest, reply: FastifyReply) => setCookie(reply, sessionCookieName(request), '', { secure: isHttps(request), maxAgeSeconds: 0 });
+export const clearSessionCookie = (request: FastifyRequest, reply: FastifyReply) =>
+  setCookie(reply, sessionCookieName(request), '', { secure: isHttps(request), maxAgeSeconds: 0 });
 
 /** What a form token is bound to: the session when signed in, else the visitor's pre-session cookie. */
 export function csrfBinding(request: FastifyRequest, kind: 'session' | 'pre'): string | null {
@@ -74,5 +82,5 @@ export function csrfField(request: FastifyRequest, reply: FastifyReply, kind: 's
     binding = `pre:${request.dashboardPre}`;
   }
   if (!binding) throw new Error('a session form was rendered without a session');
-  return html`<input type="hidden" name="_csrf" value="${csrfToken(dashboardKeys(request).csrf, binding)}">`;
+  return html`<input type="hidden" name="_csrf" value="${csrfToken(dashboardKeys(request).csrf, binding)}" />`;
 }

@@ -21,8 +21,16 @@ const connectionApprove = defineCommand({
   async run({ em, config }, input) {
     if (!(await em.count(Store, { id: input.store }))) throw new CommandError(`no store ${input.store}`);
     // A store at its plan's limit is an ApiError (conflict): printed as a command error.
-    const { code, expires_at } = await approveConnection(em, { storeId: input.store, platform: input.platform, siteUrl: input['site-url'], ttlSeconds: config.connectCodeTtlSeconds });
-    return { json: { code, expires_at }, text: `Connect code (single use, for ${new URL(input['site-url']).host} only):\n${fields({ code, expires_at }, '  ')}` };
+    const { code, expires_at } = await approveConnection(em, {
+      storeId: input.store,
+      platform: input.platform,
+      siteUrl: input['site-url'],
+      ttlSeconds: config.connectCodeTtlSeconds,
+    });
+    return {
+      json: { code, expires_at },
+      text: `Connect code (single use, for ${new URL(input['site-url']).host} only):\n${fields({ code, expires_at }, '  ')}`,
+    };
   },
 });
 
@@ -46,7 +54,12 @@ const pushesList = defineCommand({
       acked_at: isoOrNull(r.acked_at),
     }));
     const text = updates.length
-      ? updates.map((u) => `${u.id}  ${u.state}${u.push_failed ? ' (push failed)' : ''}  order ${u.number ?? u.external_id}  ${u.status ?? 'tracking'}  attempts ${u.push_attempts}${u.last_push_error ? `  last error: ${u.last_push_error}` : ''}`).join('\n')
+      ? updates
+          .map(
+            (u) =>
+              `${u.id}  ${u.state}${u.push_failed ? ' (push failed)' : ''}  order ${u.number ?? u.external_id}  ${u.status ?? 'tracking'}  attempts ${u.push_attempts}${u.last_push_error ? `  last error: ${u.last_push_error}` : ''}`,
+          )
+          .join('\n')
       : 'no updates';
     return { json: { updates }, text };
   },

@@ -9,4 +9,13 @@ import { storeCommands } from './store.js';
 import { webhookCommands } from './webhooks.js';
 
 /** Every operator command; a new group is one module and one line here. */
-export const commands: readonly Command[] = [...storeCommands, ...keyCommands, ...orderCommands, ...connectionCommands, ...webhookCommands, ...productCommands, ...ownerCommands, ...outboxCommands];
+export const commands: readonly Command[] = [
+  ...storeCommands,
+  ...keyCommands,
+  ...orderCommands,
+  ...connectionCommands,
+  ...webhookCommands,
+  ...productCommands,
+  ...ownerCommands,
+  ...outboxCommands,
+];

@@ -10,7 +10,8 @@ import { CommandError, UsageError } from '../errors.js';
 
 const scopes = listOption('scope').superRefine((items, ctx) => {
   const unknown = items.filter((s) => !(SCOPES as readonly string[]).includes(s));
-  if (unknown.length) ctx.addIssue({ code: 'custom', input: items, message: `has unknown scope ${unknown.join(', ')} (known: ${SCOPES.join(', ')})` });
+  if (unknown.length)
+    ctx.addIssue({ code: 'custom', input: items, message: `has unknown scope ${unknown.join(', ')} (known: ${SCOPES.join(', ')})` });
 });
 
 const origins = listOption('website').transform((items, ctx) =>

@@ -25,7 +25,10 @@ const ordersShow = defineCommand({
     ].filter(Boolean) as (readonly [string, string])[];
     if (by.length !== 1) throw new UsageError('give exactly one of --number, --external-id or --id');
     const [column, value] = by[0]!;
-    const rows = await em.execute<OrderRow[]>(`select * from orders where store_id = ? and ${column} = ? order by created_at desc limit 2`, [input.store, value]);
+    const rows = await em.execute<OrderRow[]>(
+      `select * from orders where store_id = ? and ${column} = ? order by created_at desc limit 2`,
+      [input.store, value],
+    );
     if (rows.length === 0) throw new CommandError(`no order with ${column} ${value} in store ${input.store}`);
     if (rows.length > 1) throw new CommandError(`several orders have ${column} ${value} (one per connected shop); use --id`);
     const order = presentOrder(rows[0]!, config.publicUrl);
@@ -33,18 +36,30 @@ const ordersShow = defineCommand({
       `select status, comment, actor, created_at from order_status_history where order_id = ? order by id`,
       [order.id],
     );
-    const events = await em.execute<{ id: string; type: string; backfill: boolean; actor: string; created_at: Date; dispatched_at: Date | null }[]>(
-      `select id, type, backfill, actor, created_at, dispatched_at from order_events where order_id = ? order by created_at`,
-      [order.id],
-    );
+    const events = await em.execute<
+      { id: string; type: string; backfill: boolean; actor: string; created_at: Date; dispatched_at: Date | null }[]
+    >(`select id, type, backfill, actor, created_at, dispatched_at from order_events where order_id = ? order by created_at`, [order.id]);
     const json = { order, history, events };
     const text = [
       `Temporal: webhook deliveries are sent by workflow webhook-lane/${input.store} (replays: webhook-delivery/<event id>/<endpoint id>/replay-<delivery id>)`,
-      fields({ id: order.id, number: order.order_number, source: order.source, external_id: order.external_id, status: order.status, payment: `${order.payment.method} ${order.payment.status}`, total: `${order.totals.total} ${order.currency}`, archived: order.archived, tracking_page: order.tracking.page_url }),
+      fields({
+        id: order.id,
+        number: order.order_number,
+        source: order.source,
+        external_id: order.external_id,
+        status: order.status,
+        payment: `${order.payment.method} ${order.payment.status}`,
+        total: `${order.totals.total} ${order.currency}`,
+        archived: order.archived,
+        tracking_page: order.tracking.page_url,
+      }),
       'history:',
       ...history.map((h) => `  ${iso(h.created_at)}  ${h.status}  ${h.actor}${h.comment ? `  "${h.comment}"` : ''}`),
       'events:',
-      ...events.map((e) => `  ${iso(e.created_at)}  ${e.type}${e.backfill ? ' (backfill)' : ''}  ${e.dispatched_at ? 'handed to Temporal' : e.backfill ? 'not sent' : 'waiting'}`),
+      ...events.map(
+        (e) =>
+          `  ${iso(e.created_at)}  ${e.type}${e.backfill ? ' (backfill)' : ''}  ${e.dispatched_at ? 'handed to Temporal' : e.backfill ? 'not sent' : 'waiting'}`,
+      ),
     ].join('\n');
     return { json, text };
   },

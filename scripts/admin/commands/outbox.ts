@@ -34,18 +34,26 @@ const outboxList = defineCommand({
 const outboxRetry = defineCommand({
   name: 'outbox retry',
   usage: '--id ID | --all-dead',
-  summary: 'Hands a waiting or dead row (--id), or every dead one (--all-dead), to Temporal again now, its tries counted afresh. A row already handed over is never sent twice.',
+  summary:
+    'Hands a waiting or dead row (--id), or every dead one (--all-dead), to Temporal again now, its tries counted afresh. A row already handed over is never sent twice.',
   options: { id: 'string', 'all-dead': 'boolean' },
   input: z
     .object({
-      id: z.string().regex(/^[1-9]\d{0,17}$/, 'must be an outbox row id (a number, as outbox list shows)').optional(),
+      id: z
+        .string()
+        .regex(/^[1-9]\d{0,17}$/, 'must be an outbox row id (a number, as outbox list shows)')
+        .optional(),
       'all-dead': z.boolean().optional(),
     })
     .refine((o) => (o.id === undefined) !== (o['all-dead'] !== true), 'must name one row (--id ID) or every dead one (--all-dead)'),
   async run({ em }, input) {
     const ids = await retryOutbox(em, input.id !== undefined ? { id: input.id } : { allDead: true });
-    if (input.id !== undefined && ids.length === 0) throw new CommandError(`no outbox row ${input.id} waiting or dead (unknown, or already handed over)`);
-    return { json: { retried: ids.length, ids }, text: ids.length ? `${ids.length} hand-off(s) queued again now: ${ids.join(', ')}.` : 'No dead hand-offs to retry.' };
+    if (input.id !== undefined && ids.length === 0)
+      throw new CommandError(`no outbox row ${input.id} waiting or dead (unknown, or already handed over)`);
+    return {
+      json: { retried: ids.length, ids },
+      text: ids.length ? `${ids.length} hand-off(s) queued again now: ${ids.join(', ')}.` : 'No dead hand-offs to retry.',
+    };
   },
 });
 

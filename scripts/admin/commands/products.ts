@@ -28,11 +28,23 @@ async function storeOrFail(em: Parameters<typeof findStore>[0], id: string) {
 
 const productCreate = defineCommand({
   name: 'product create',
-  usage: '--store ID --name N --price P [--category C] [--stock N] [--delivery-fee F] [--compare-at P] [--type physical|digital|service] [--description D] [--image-url URL] [--sku S] [--archived]',
-  summary: "Adds a product to a store's catalogue. Without --stock the stock is unlimited; without --delivery-fee the store's standard fee applies.",
+  usage:
+    '--store ID --name N --price P [--category C] [--stock N] [--delivery-fee F] [--compare-at P] [--type physical|digital|service] [--description D] [--image-url URL] [--sku S] [--archived]',
+  summary:
+    "Adds a product to a store's catalogue. Without --stock the stock is unlimited; without --delivery-fee the store's standard fee applies.",
   options: {
-    store: 'string', name: 'string', price: 'string', category: 'string', stock: 'string', 'delivery-fee': 'string', 'compare-at': 'string',
-    type: 'string', description: 'string', 'image-url': 'string', sku: 'string', archived: 'boolean',
+    store: 'string',
+    name: 'string',
+    price: 'string',
+    category: 'string',
+    stock: 'string',
+    'delivery-fee': 'string',
+    'compare-at': 'string',
+    type: 'string',
+    description: 'string',
+    'image-url': 'string',
+    sku: 'string',
+    archived: 'boolean',
   },
   input: z.object({
     store: idOption('store'),
@@ -67,14 +79,18 @@ const productCreate = defineCommand({
     const [row] = await insertProducts(em, store.id, [parsed.data]);
     const product = presentProduct(row!, store, config.publicUrl);
     const { id, name, price, currency, stock, delivery_fee, category, url } = product;
-    return { json: { product }, text: `Product created.\n${fields({ id, name, price: `${price} ${currency}`, stock: stock ?? 'unlimited', delivery_fee: delivery_fee ?? 'store standard', category, archived: row!.archived, url }, '  ')}` };
+    return {
+      json: { product },
+      text: `Product created.\n${fields({ id, name, price: `${price} ${currency}`, stock: stock ?? 'unlimited', delivery_fee: delivery_fee ?? 'store standard', category, archived: row!.archived, url }, '  ')}`,
+    };
   },
 });
 
 const productImport = defineCommand({
   name: 'product import',
   usage: '--store ID --file products.json',
-  summary: 'Adds many products from a JSON array (fields as in docs/catalogue-and-checkout.md); bad entries are listed, the rest imported. Progress on stderr every 100.',
+  summary:
+    'Adds many products from a JSON array (fields as in docs/catalogue-and-checkout.md); bad entries are listed, the rest imported. Progress on stderr every 100.',
   options: { store: 'string', file: 'string' },
   input: z.object({ store: idOption('store'), file: z.string().min(1) }),
   async run({ config, em }, input) {
@@ -98,10 +114,15 @@ const productImport = defineCommand({
       });
       imported += (await insertProducts(em, store.id, valid)).length;
       const done = Math.min(start + CHUNK, items.length);
-      process.stderr.write(`${done === items.length ? 'done' : 'progress'}: ${done}/${items.length} read, ${imported} imported, ${failed.length} failed\n`);
+      process.stderr.write(
+        `${done === items.length ? 'done' : 'progress'}: ${done}/${items.length} read, ${imported} imported, ${failed.length} failed\n`,
+      );
     }
     if (items.length === 0) process.stderr.write('done: 0/0 read, 0 imported, 0 failed\n');
-    const text = [`Imported ${imported} of ${items.length} products into ${store.name} (${config.publicUrl}/s/${store.slug}).`, ...failed.map((f) => `  #${f.index}${f.name ? ` ${f.name}` : ''}: ${f.error}`)];
+    const text = [
+      `Imported ${imported} of ${items.length} products into ${store.name} (${config.publicUrl}/s/${store.slug}).`,
+      ...failed.map((f) => `  #${f.index}${f.name ? ` ${f.name}` : ''}: ${f.error}`),
+    ];
     return { json: { imported, failed }, text: text.join('\n') };
   },
 });

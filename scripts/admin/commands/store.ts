@@ -20,7 +20,17 @@ export function storeView(config: Pick<Config, 'publicUrl'>, store: Store) {
 /** A key as it may be shown again: never the key itself. */
 function keyView(key: ApiKey) {
   const { id, kind, prefix, scopes, origins } = key;
-  return { id, kind, prefix, scopes, origins, connection_id: key.connectionId, label: key.label, created_at: key.createdAt, revoked_at: key.revokedAt ?? null };
+  return {
+    id,
+    kind,
+    prefix,
+    scopes,
+    origins,
+    connection_id: key.connectionId,
+    label: key.label,
+    created_at: key.createdAt,
+    revoked_at: key.revokedAt ?? null,
+  };
 }
 
 const storeCreate = defineCommand({
@@ -31,7 +41,10 @@ const storeCreate = defineCommand({
   input: z.object({
     name: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
     plan: plan.optional(),
-    currency: z.string().regex(/^[A-Za-z]{3}$/, 'must be a three-letter currency code such as USD').optional(),
+    currency: z
+      .string()
+      .regex(/^[A-Za-z]{3}$/, 'must be a three-letter currency code such as USD')
+      .optional(),
     mode: z.enum(STORE_MODES, { error: `must be ${STORE_MODES.join(' or ')}` }).optional(),
   }),
   async run({ config, em }, input) {
@@ -58,7 +71,7 @@ const storeCreate = defineCommand({
 const storePlan = defineCommand({
   name: 'store plan',
   usage: '--store ID --plan free|paid',
-  summary: "Moves a store to another plan; its rate limits change from the next request.",
+  summary: 'Moves a store to another plan; its rate limits change from the next request.',
   options: { store: 'string', plan: 'string' },
   input: z.object({ store: idOption('store'), plan }),
   async run({ config, em }, input) {

@@ -9,7 +9,8 @@ import { CommandError } from '../errors.js';
 const webhooksDeliveries = defineCommand({
   name: 'webhooks deliveries',
   usage: '--store ID [--failed] [--limit N]',
-  summary: 'Recent webhook deliveries of a store, newest first: endpoint, event, outcome, status code or error, duration. --failed shows failed ones only.',
+  summary:
+    'Recent webhook deliveries of a store, newest first: endpoint, event, outcome, status code or error, duration. --failed shows failed ones only.',
   options: { store: 'string', failed: 'boolean', limit: 'string' },
   input: z.object({
     store: idOption('store'),
@@ -38,7 +39,8 @@ const webhooksDeliveries = defineCommand({
 const webhooksReplay = defineCommand({
   name: 'webhooks replay',
   usage: '--delivery ID',
-  summary: 'Sends a delivery again as a new attempt (a new X-Service-Delivery id), through the outbox to Temporal; the endpoint must still exist.',
+  summary:
+    'Sends a delivery again as a new attempt (a new X-Service-Delivery id), through the outbox to Temporal; the endpoint must still exist.',
   options: { delivery: 'string' },
   input: z.object({ delivery: idOption('delivery') }),
   async run({ em }, input) {
