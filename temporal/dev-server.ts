@@ -56,6 +56,8 @@ export interface DevServerOptions {
   uiPort?: number;
   logFile?: string;
   namespace?: string;
+  /** More namespaces to register at start (tests that must not share the default one's schedules). */
+  extraNamespaces?: string[];
 }
 
 /** Starts `temporal server start-dev` on loopback and resolves once its frontend accepts connections. */
@@ -72,6 +74,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     'warn',
     '--namespace',
     opts.namespace ?? 'default',
+    ...(opts.extraNamespaces ?? []).flatMap((name) => ['--namespace', name]),
   ];
   let uiUrl: string | null = null;
   if (opts.ui) {

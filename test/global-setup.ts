@@ -68,7 +68,9 @@ async function startStack(): Promise<Stack> {
   say(`database ${dbUrl.pathname.slice(1)} migrated`);
 
   const cli = ensureTemporalCli(repoRoot, say);
-  const temporal = await startDevServer({ cli, logFile: resolve(logDir, 'temporal.log') });
+  // `start-test`: the namespace of test/cli/start.test.ts, whose whole service would otherwise take over the
+  // default namespace's housekeeping schedules (one namespace serves one deployment).
+  const temporal = await startDevServer({ cli, logFile: resolve(logDir, 'temporal.log'), extraNamespaces: ['start-test'] });
   stops.unshift(() => temporal.stop());
   say(`Temporal dev server at ${temporal.address}`);
 

@@ -17,36 +17,22 @@ const FIELDS = ['site_url', 'return_url', 'state', 'name', 'currency', 'v'] as c
 const one = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
 function invalidPage(reply: FastifyReply, problems: string[]) {
-  const body = html`<div class="dash dash-narrow">
-    <h1>This connection request cannot be used</h1>
-    <ul class="errors">
-      ${problems.map((p) => html`<li>${p}</li>`)}
-    </ul>
-    <p>Go back to your shop’s admin and start the connection again from the plugin. If it keeps failing, the plugin needs an update.</p>
-  </div>`;
+  const body = html`<div class="dash dash-narrow"><h1>This connection request cannot be used</h1><ul class="errors">${problems.map((p) => html`<li>${p}</li>`)}</ul>
+<p>Go back to your shop’s admin and start the connection again from the plugin. If it keeps failing, the plugin needs an update.</p></div>`;
   return sendPage(reply, 'Invalid connection request', body, { status: 400 });
 }
 
 function shopBox(req: ConnectRequest): SafeHtml {
-  return html`<div class="card dash-shop">
-    <p class="muted">A ${req.platform} shop asks to connect${req.version ? ` (plugin ${req.version})` : ''}:</p>
-    <p class="dash-shop-url mono">${req.siteUrl}</p>
-    ${req.name ? html`<p>${req.name}</p>` : ''}
-    <p class="muted">
-      Approve only if this is your shop. You will be sent back to <span class="mono">${new URL(req.returnUrl).host}</span>.
-    </p>
-  </div>`;
+  return html`<div class="card dash-shop"><p class="muted">A ${req.platform} shop asks to connect${req.version ? ` (plugin ${req.version})` : ''}:</p>
+<p class="dash-shop-url mono">${req.siteUrl}</p>${req.name ? html`<p>${req.name}</p>` : ''}
+<p class="muted">Approve only if this is your shop. You will be sent back to <span class="mono">${new URL(req.returnUrl).host}</span>.</p></div>`;
 }
 
 const hidden = (req: ConnectRequest, query: (n: string) => string | undefined) =>
   FIELDS.map((name) =>
     query(name) === undefined
       ? ''
-      : html`<input
-          type="hidden"
-          name="${name}"
-          value="${name === 'site_url' ? req.siteUrl : name === 'return_url' ? req.returnUrl : query(name)}"
-        />`,
+      : html`<input type="hidden" name="${name}" value="${name === 'site_url' ? req.siteUrl : name === 'return_url' ? req.returnUrl : query(name)}">`,
   );
 
 /** The page a signed-in owner approves or declines on: pick a store (or a new one), then Approve or Decline. */
@@ -64,48 +50,24 @@ async function approvalPage(
   const firstOpen = stores.findIndex((_s, i) => !allowances[i]!.full);
   const choices = stores.map((s, i) => {
     const a = allowances[i]!;
-    return html`<label class="dash-check"
-      ><input type="radio" name="store" value="${s.id}" ${i === firstOpen ? html` checked` : ''} /> ${s.name}
-      <span class="muted">(${a.active} of ${a.limit} connected shops on the ${a.plan} plan${a.full ? '; full' : ''})</span></label
-    >`;
+    return html`<label class="dash-check"><input type="radio" name="store" value="${s.id}"${i === firstOpen ? html` checked` : ''}> ${s.name} <span class="muted">(${a.active} of ${a.limit} connected shops on the ${a.plan} plan${a.full ? '; full' : ''})</span></label>`;
   });
-  const body = html`<div class="dash dash-narrow">
-    <h1>Connect a shop</h1>
-    ${flash('errors', typeof opts.error === 'string' ? opts.error : null)}${opts.error && typeof opts.error !== 'string' ? html`<div class="errors" role="alert">${opts.error}</div>` : ''}
-    ${shopBox(req)}
-    <form method="post" action="/connect/${req.platform}" class="card">
-      ${csrfField(request, reply, 'session')}${hidden(req, query)}
-      <fieldset>
-        <legend>Connect it to</legend>
-        ${choices}
-        <label class="dash-check"
-          ><input type="radio" name="store" value="new" ${firstOpen === -1 ? html` checked` : ''} /> a new store</label
-        >
-        <label for="new-name">New store’s name</label
-        ><input id="new-name" name="new_name" maxlength="120" value="${req.name ?? req.host}" />
-        <label for="new-currency">New store’s currency</label
-        ><input id="new-currency" name="new_currency" maxlength="3" value="${req.currency ?? 'USD'}" />
-      </fieldset>
-      <button type="submit" name="decision" value="approve">Approve</button>
-      <button type="submit" name="decision" value="decline" class="dash-plain">Decline</button>
-    </form>
-    <p class="muted">Signed in as ${owner.email}.</p>
-  </div>`;
+  const body = html`<div class="dash dash-narrow"><h1>Connect a shop</h1>${flash('errors', typeof opts.error === 'string' ? opts.error : null)}${opts.error && typeof opts.error !== 'string' ? html`<div class="errors" role="alert">${opts.error}</div>` : ''}
+${shopBox(req)}<form method="post" action="/connect/${req.platform}" class="card">${csrfField(request, reply, 'session')}${hidden(req, query)}
+<fieldset><legend>Connect it to</legend>${choices}
+<label class="dash-check"><input type="radio" name="store" value="new"${firstOpen === -1 ? html` checked` : ''}> a new store</label>
+<label for="new-name">New store’s name</label><input id="new-name" name="new_name" maxlength="120" value="${req.name ?? req.host}">
+<label for="new-currency">New store’s currency</label><input id="new-currency" name="new_currency" maxlength="3" value="${req.currency ?? 'USD'}"></fieldset>
+<button type="submit" name="decision" value="approve">Approve</button> <button type="submit" name="decision" value="decline" class="dash-plain">Decline</button></form>
+<p class="muted">Signed in as ${owner.email}.</p></div>`;
   // CSP form-action also governs the redirect that follows the form, so the shop's origin is allowed here.
   return sendPage(reply, 'Connect a shop', body, { status: opts.status ?? 200, formTargets: [new URL(req.returnUrl).origin] });
 }
 
 function signedOutPage(request: FastifyRequest, reply: FastifyReply, req: ConnectRequest) {
   const next = request.url;
-  const body = html`<div class="dash dash-narrow">
-    <h1>Connect a shop</h1>
-    ${shopBox(req)}
-    <p>Sign in to Store Commerce, or create an account, to continue.</p>
-    <h2>Sign in</h2>
-    ${signInForm(request, reply, next)}
-    <h2>New here? Create an account</h2>
-    ${signUpForm(request, reply, next)}
-  </div>`;
+  const body = html`<div class="dash dash-narrow"><h1>Connect a shop</h1>${shopBox(req)}<p>Sign in to Store Commerce, or create an account, to continue.</p>
+<h2>Sign in</h2>${signInForm(request, reply, next)}<h2>New here? Create an account</h2>${signUpForm(request, reply, next)}</div>`;
   return sendPage(reply, 'Connect a shop', body);
 }
 
@@ -149,12 +111,7 @@ export async function connectPages(app: FastifyInstance) {
     } catch (err) {
       // The plan's limit of connected shops (the store was picked above, and the request's site_url checked).
       if (!(err instanceof ApiError && err.code === 'conflict')) throw err;
-      const message = html`<p>${err.message}</p>
-        <p>
-          Pick another store, connect a new store, or
-          <a href="${storePath(storeId, '/settings')}">move this store to the paid plan</a> (${CONNECTED_SHOPS_PER_PLAN.paid} connected
-          shops) and try again.
-        </p>`;
+      const message = html`<p>${err.message}</p><p>Pick another store, connect a new store, or <a href="${storePath(storeId, '/settings')}">move this store to the paid plan</a> (${CONNECTED_SHOPS_PER_PLAN.paid} connected shops) and try again.</p>`;
       return approvalPage(request, reply, req, query, { status: 409, error: message });
     }
   });

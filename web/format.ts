@@ -26,14 +26,6 @@ export function useHtmlErrors(app: FastifyInstance): void {
         : ['This request cannot be handled', error.message];
     // An outage's Retry-After, as the API and the other pages send it.
     if (error.headers) reply.headers(error.headers);
-    return sendPage(
-      reply,
-      error.status,
-      page(
-        title,
-        html`<h1>${title}</h1>
-          <p>${message}</p>`,
-      ),
-    );
+    return sendPage(reply, error.status, page(title, html`<h1>${title}</h1><p>${message}</p>`));
   });
 }

@@ -58,21 +58,9 @@ main:has(>.dash){max-width:1080px}.dash-narrow{max-width:560px;margin:0 auto}.da
 /** A whole page: mobile viewport, the small stylesheet, no script. */
 export function page(title: string, body: SafeHtml, opts: { heading?: string } = {}): string {
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
-        <title>${title}</title>
-        <style>
-          ${raw(STYLE)}
-        </style>
-      </head>
-      <body>
-        <header class="site"><strong>${opts.heading ?? 'Store Commerce'}</strong></header>
-        <main>${body}</main>
-      </body>
-    </html>`.value;
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer"><title>${title}</title><style>${raw(STYLE)}</style></head>
+<body><header class="site"><strong>${opts.heading ?? 'Store Commerce'}</strong></header><main>${body}</main></body></html>`.value;
 }
 
 /** Headers for every HTML page: no script may run, forms post only to us, nobody frames us. */

@@ -55,6 +55,7 @@ function start(env: Record<string, string>): Promise<Run> {
   const full = {
     ...process.env,
     TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TEMPORAL_NAMESPACE: 'start-test',
     TEMPORAL_TASK_QUEUE: `start-test-${suffix}`,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',

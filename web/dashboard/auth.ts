@@ -19,24 +19,18 @@ export function safeNext(next: unknown): string {
 
 /** The sign-in form; `next` survives the round trip (the connect page relies on it). */
 export function signInForm(request: FastifyRequest, reply: FastifyReply, next: string, email = ''): SafeHtml {
-  return html`<form method="post" action="/dashboard/sign-in" class="card">
-    ${csrfField(request, reply, 'pre')}<input type="hidden" name="next" value="${next}" /> <label for="si-email">Email</label
-    ><input id="si-email" name="email" type="email" autocomplete="username" required value="${email}" />
-    <label for="si-password">Password</label
-    ><input id="si-password" name="password" type="password" autocomplete="current-password" required />
-    <button type="submit">Sign in</button>
-  </form>`;
+  return html`<form method="post" action="/dashboard/sign-in" class="card">${csrfField(request, reply, 'pre')}<input type="hidden" name="next" value="${next}">
+<label for="si-email">Email</label><input id="si-email" name="email" type="email" autocomplete="username" required value="${email}">
+<label for="si-password">Password</label><input id="si-password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button></form>`;
 }
 
 /** The sign-up form, keeping `next` like the sign-in form. */
 export function signUpForm(request: FastifyRequest, reply: FastifyReply, next: string, email = ''): SafeHtml {
-  return html`<form method="post" action="/dashboard/sign-up" class="card">
-    ${csrfField(request, reply, 'pre')}<input type="hidden" name="next" value="${next}" /> <label for="su-email">Email</label
-    ><input id="su-email" name="email" type="email" autocomplete="email" required value="${email}" />
-    <label for="su-password">Password (at least ${MIN_PASSWORD_LENGTH} characters)</label
-    ><input id="su-password" name="password" type="password" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required />
-    <button type="submit">Create my account</button>
-  </form>`;
+  return html`<form method="post" action="/dashboard/sign-up" class="card">${csrfField(request, reply, 'pre')}<input type="hidden" name="next" value="${next}">
+<label for="su-email">Email</label><input id="su-email" name="email" type="email" autocomplete="email" required value="${email}">
+<label for="su-password">Password (at least ${MIN_PASSWORD_LENGTH} characters)</label><input id="su-password" name="password" type="password" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required>
+<button type="submit">Create my account</button></form>`;
 }
 
 const other = (path: string, next: string) => `${path}${next === '/dashboard' ? '' : `?next=${encodeURIComponent(next)}`}`;
@@ -47,11 +41,8 @@ function signInPage(
   next: string,
   opts: { status?: number; error?: string; email?: string } = {},
 ) {
-  const body = html`<div class="dash dash-narrow">
-    <h1>Sign in</h1>
-    ${flash('errors', opts.error)}${signInForm(request, reply, next, opts.email)}
-    <p>No account yet? <a href="${other('/dashboard/sign-up', next)}">Create one</a>.</p>
-  </div>`;
+  const body = html`<div class="dash dash-narrow"><h1>Sign in</h1>${flash('errors', opts.error)}${signInForm(request, reply, next, opts.email)}
+<p>No account yet? <a href="${other('/dashboard/sign-up', next)}">Create one</a>.</p></div>`;
   return sendPage(reply, 'Sign in', body, { status: opts.status ?? 200 });
 }
 
@@ -61,11 +52,8 @@ function signUpPage(
   next: string,
   opts: { status?: number; error?: string; email?: string } = {},
 ) {
-  const body = html`<div class="dash dash-narrow">
-    <h1>Create your account</h1>
-    ${flash('errors', opts.error)}${signUpForm(request, reply, next, opts.email)}
-    <p>Already have one? <a href="${other('/dashboard/sign-in', next)}">Sign in</a>.</p>
-  </div>`;
+  const body = html`<div class="dash dash-narrow"><h1>Create your account</h1>${flash('errors', opts.error)}${signUpForm(request, reply, next, opts.email)}
+<p>Already have one? <a href="${other('/dashboard/sign-in', next)}">Sign in</a>.</p></div>`;
   return sendPage(reply, 'Create your account', body, { status: opts.status ?? 200 });
 }
 

@@ -37,116 +37,35 @@ async function connectionsPage(
       .filter((u) => u.state === 'waiting' || u.state === 'failed' || u.push_failed)
       .slice(0, 20);
     const action = (path: string, label: string, danger = false) =>
-      html`<form class="dash-inline" method="post" action="${storePath(store.id, `/connections/${c.id}/${path}`)}">
-        ${csrfField(request, reply, 'session')}<button type="submit" class="dash-small${danger ? ' dash-danger' : ''}">${label}</button>
-      </form>`;
+      html`<form class="dash-inline" method="post" action="${storePath(store.id, `/connections/${c.id}/${path}`)}">${csrfField(request, reply, 'session')}<button type="submit" class="dash-small${danger ? ' dash-danger' : ''}">${label}</button></form>`;
     const updates = pending.length
-      ? html`<div class="dash-scroll">
-          <table class="dash-compact">
-            <thead>
-              <tr>
-                <th>Order</th>
-                <th>Update</th>
-                <th>State</th>
-                <th>Attempts</th>
-                <th>Last error</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${pending.map(
-                (u) =>
-                  html`<tr>
-                    <td><a href="${storePath(store.id, `/orders/${u.order_id}`)}">${u.number ?? u.external_id}</a></td>
-                    <td>${u.status ?? 'tracking only'}</td>
-                    <td class="${u.state === 'failed' || u.push_failed ? 'error' : ''}">${u.push_failed ? 'push failed' : u.state}</td>
-                    <td>${u.push_attempts}</td>
-                    <td>${u.ack_error ?? u.last_push_error ?? ''}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>
-        </div>`
+      ? html`<div class="dash-scroll"><table class="dash-compact"><thead><tr><th>Order</th><th>Update</th><th>State</th><th>Attempts</th><th>Last error</th></tr></thead><tbody>${pending.map(
+          (
+            u,
+          ) => html`<tr><td><a href="${storePath(store.id, `/orders/${u.order_id}`)}">${u.number ?? u.external_id}</a></td><td>${u.status ?? 'tracking only'}</td>
+<td class="${u.state === 'failed' || u.push_failed ? 'error' : ''}">${u.push_failed ? 'push failed' : u.state}</td><td>${u.push_attempts}</td><td>${u.ack_error ?? u.last_push_error ?? ''}</td></tr>`,
+        )}</tbody></table></div>`
       : html`<p class="muted">No waiting or failed updates.</p>`;
-    cards.push(
-      html`<section class="card">
-        <h2 class="dash-url">${c.shop_name ?? c.shop_host ?? c.shop_url ?? c.id}</h2>
-        <table>
-          <tbody>
-            <tr>
-              <th scope="row">Platform</th>
-              <td>${c.platform}</td>
-            </tr>
-            <tr>
-              <th scope="row">Shop</th>
-              <td class="mono">${c.site_url ?? c.shop_url ?? '—'}</td>
-            </tr>
-            <tr>
-              <th scope="row">Status</th>
-              <td>
-                <span class="dash-status">${c.status}</span>${c.status_detail ? html` <span class="muted">${c.status_detail}</span>` : ''}
-              </td>
-            </tr>
-            <tr>
-              <th scope="row">Last heartbeat</th>
-              <td>${when(c.last_heartbeat_at)}</td>
-            </tr>
-            <tr>
-              <th scope="row">Plugin version</th>
-              <td>${c.plugin_version ?? '—'}</td>
-            </tr>
-            <tr>
-              <th scope="row">Platform version</th>
-              <td>${c.platform_version ?? '—'}</td>
-            </tr>
-            <tr>
-              <th scope="row">Updates go by</th>
-              <td>${c.push_url ? html`push to <span class="mono">${c.push_url}</span>` : 'pull only'}</td>
-            </tr>
-            <tr>
-              <th scope="row">Orders synced</th>
-              <td>${view.orders_synced} (last ${when(view.last_order_at)})</td>
-            </tr>
-            <tr>
-              <th scope="row">Updates</th>
-              <td>${c.waiting} waiting, ${c.failed} failed</td>
-            </tr>
-          </tbody>
-        </table>
-        <h3>Waiting and failed updates</h3>
-        ${updates}
-        <p>
-          ${c.status === 'active' && c.waiting + c.failed > 0 ? action('replay', 'Send again') : ''}
-          ${c.status === 'active' ? action('disconnect', 'Disconnect this shop', true) : ''}
-        </p>
-      </section>`,
-    );
+    cards.push(html`<section class="card"><h2 class="dash-url">${c.shop_name ?? c.shop_host ?? c.shop_url ?? c.id}</h2><table><tbody>
+<tr><th scope="row">Platform</th><td>${c.platform}</td></tr><tr><th scope="row">Shop</th><td class="mono">${c.site_url ?? c.shop_url ?? '—'}</td></tr>
+<tr><th scope="row">Status</th><td><span class="dash-status">${c.status}</span>${c.status_detail ? html` <span class="muted">${c.status_detail}</span>` : ''}</td></tr>
+<tr><th scope="row">Last heartbeat</th><td>${when(c.last_heartbeat_at)}</td></tr><tr><th scope="row">Plugin version</th><td>${c.plugin_version ?? '—'}</td></tr>
+<tr><th scope="row">Platform version</th><td>${c.platform_version ?? '—'}</td></tr><tr><th scope="row">Updates go by</th><td>${c.push_url ? html`push to <span class="mono">${c.push_url}</span>` : 'pull only'}</td></tr>
+<tr><th scope="row">Orders synced</th><td>${view.orders_synced} (last ${when(view.last_order_at)})</td></tr><tr><th scope="row">Updates</th><td>${c.waiting} waiting, ${c.failed} failed</td></tr>
+</tbody></table><h3>Waiting and failed updates</h3>${updates}
+<p>${c.status === 'active' && c.waiting + c.failed > 0 ? action('replay', 'Send again') : ''} ${c.status === 'active' ? action('disconnect', 'Disconnect this shop', true) : ''}</p></section>`);
   }
   const created = opts.created
-    ? html`<div class="card dash-once">
-        <p><strong>Connection created.</strong> Paste these two values into the plugin now: they are shown only this once.</p>
-        ${secretField('conn-key', 'Connection key', opts.created.api_key)}${secretField('conn-secret', 'Signing secret (verifies pushed updates)', opts.created.webhook_secret)}
-        <p class="muted">
-          API base URL: <span class="mono">${request.server.config.baseUrl}</span> · connection ${opts.created.connection_id}
-        </p>
-      </div>`
+    ? html`<div class="card dash-once"><p><strong>Connection created.</strong> Paste these two values into the plugin now: they are shown only this once.</p>
+${secretField('conn-key', 'Connection key', opts.created.api_key)}${secretField('conn-secret', 'Signing secret (verifies pushed updates)', opts.created.webhook_secret)}
+<p class="muted">API base URL: <span class="mono">${request.server.config.baseUrl}</span> · connection ${opts.created.connection_id}</p></div>`
     : html``;
-  const form = html`<h2>Connect a shop manually</h2>
-    <p class="muted">The usual way is the plugin's “Connect” button. Use this when the shop cannot reach this page.</p>
-    <form method="post" action="${storePath(store.id, '/connections')}" class="card">
-      ${csrfField(request, reply, 'session')} <label for="c-platform">Platform</label
-      ><select id="c-platform" name="platform">
-        ${PLATFORMS.map((p) => html`<option value="${p}">${p}</option>`)}
-      </select>
-      <label for="c-site">Shop address</label
-      ><input id="c-site" name="site_url" type="url" required maxlength="2000" placeholder="https://shop.example" />
-      <label for="c-name">Shop name (optional)</label><input id="c-name" name="shop_name" maxlength="200" /><button type="submit">
-        Create the connection
-      </button>
-    </form>`;
-  const header = html`<p>
-    ${allowance.active} of ${allowance.limit} connected shop(s) used on the ${allowance.plan}
-    plan.${allowance.full ? html` <a href="${storePath(store.id, '/settings')}">Change the plan</a> or disconnect a shop to add another.` : ''}
-  </p>`;
+  const form = html`<h2>Connect a shop manually</h2><p class="muted">The usual way is the plugin's “Connect” button. Use this when the shop cannot reach this page.</p>
+<form method="post" action="${storePath(store.id, '/connections')}" class="card">${csrfField(request, reply, 'session')}
+<label for="c-platform">Platform</label><select id="c-platform" name="platform">${PLATFORMS.map((p) => html`<option value="${p}">${p}</option>`)}</select>
+<label for="c-site">Shop address</label><input id="c-site" name="site_url" type="url" required maxlength="2000" placeholder="https://shop.example">
+<label for="c-name">Shop name (optional)</label><input id="c-name" name="shop_name" maxlength="200"><button type="submit">Create the connection</button></form>`;
+  const header = html`<p>${allowance.active} of ${allowance.limit} connected shop(s) used on the ${allowance.plan} plan.${allowance.full ? html` <a href="${storePath(store.id, '/settings')}">Change the plan</a> or disconnect a shop to add another.` : ''}</p>`;
   return sendStorePage(
     request,
     reply,

@@ -21,17 +21,12 @@ export function newStoreInput(form: URLSearchParams): { ok: true; name: string; 
 async function storeList(request: FastifyRequest, reply: FastifyReply, opts: { status?: number; error?: string; name?: string } = {}) {
   const stores = await listOwnedStores(request.server.orm.em, request.ownerSession!.owner.id);
   const list = stores.length
-    ? html`<ul class="dash-list">
-        ${stores.map((s) => html`<li><a href="${storePath(s.id)}">${s.name}</a> <span class="muted">${s.plan} plan · ${s.currency}</span></li>`)}
-      </ul>`
+    ? html`<ul class="dash-list">${stores.map((s) => html`<li><a href="${storePath(s.id)}">${s.name}</a> <span class="muted">${s.plan} plan · ${s.currency}</span></li>`)}</ul>`
     : html`<p>You have no store yet. Create your first one below.</p>`;
-  const form = html`<h2>Create a store</h2>
-    <form method="post" action="/dashboard/stores" class="card">
-      ${csrfField(request, reply, 'session')} <label for="new-name">Store name</label
-      ><input id="new-name" name="name" required maxlength="120" value="${opts.name ?? ''}" /> <label for="new-currency">Currency</label
-      ><input id="new-currency" name="currency" value="USD" pattern="[A-Za-z]{3}" maxlength="3" />
-      <button type="submit">Create the store</button>
-    </form>`;
+  const form = html`<h2>Create a store</h2><form method="post" action="/dashboard/stores" class="card">${csrfField(request, reply, 'session')}
+<label for="new-name">Store name</label><input id="new-name" name="name" required maxlength="120" value="${opts.name ?? ''}">
+<label for="new-currency">Currency</label><input id="new-currency" name="currency" value="USD" pattern="[A-Za-z]{3}" maxlength="3">
+<button type="submit">Create the store</button></form>`;
   return sendAccountPage(request, reply, 'Your stores', html`${list}${form}`, { status: opts.status ?? 200, error: opts.error ?? null });
 }
 
@@ -57,45 +52,17 @@ export async function homePages(app: FastifyInstance) {
     const urls = storeUrls(app.config, store.slug);
     const tile = (label: string, value: number | string, rest: string) =>
       html`<a class="card dash-tile" href="${storePath(store.id, rest)}"><strong>${value}</strong><span>${label}</span></a>`;
-    const content = html`<div class="dash-tiles">
-        ${tile('orders', counts.orders, '/orders')}${tile('active keys', counts.keys, '/keys')}${tile('webhook endpoints', counts.webhooks, '/webhooks')}${tile(`connected shops of ${CONNECTED_SHOPS_PER_PLAN[store.plan]}`, counts.connections, '/connections')}
-      </div>
-      <table>
-        <tbody>
-          <tr>
-            <th scope="row">Store id</th>
-            <td class="mono">${store.id}</td>
-          </tr>
-          <tr>
-            <th scope="row">Plan</th>
-            <td>${store.plan}</td>
-          </tr>
-          <tr>
-            <th scope="row">Mode</th>
-            <td>${store.mode}</td>
-          </tr>
-          <tr>
-            <th scope="row">Currency</th>
-            <td>${store.currency}</td>
-          </tr>
-          <tr>
-            <th scope="row">Published</th>
-            <td>${store.published ? 'yes' : 'no'}</td>
-          </tr>
-          <tr>
-            <th scope="row">Storefront</th>
-            <td><a href="${urls.url}">${urls.url}</a></td>
-          </tr>
-          <tr>
-            <th scope="row">Tracking page</th>
-            <td><a href="${urls.tracking_url}">${urls.tracking_url}</a></td>
-          </tr>
-          <tr>
-            <th scope="row">API base URL</th>
-            <td class="mono">${app.config.baseUrl}</td>
-          </tr>
-        </tbody>
-      </table>`;
+    const content = html`<div class="dash-tiles">${tile('orders', counts.orders, '/orders')}${tile('active keys', counts.keys, '/keys')}${tile('webhook endpoints', counts.webhooks, '/webhooks')}${tile(`connected shops of ${CONNECTED_SHOPS_PER_PLAN[store.plan]}`, counts.connections, '/connections')}</div>
+<table><tbody>
+<tr><th scope="row">Store id</th><td class="mono">${store.id}</td></tr>
+<tr><th scope="row">Plan</th><td>${store.plan}</td></tr>
+<tr><th scope="row">Mode</th><td>${store.mode}</td></tr>
+<tr><th scope="row">Currency</th><td>${store.currency}</td></tr>
+<tr><th scope="row">Published</th><td>${store.published ? 'yes' : 'no'}</td></tr>
+<tr><th scope="row">Storefront</th><td><a href="${urls.url}">${urls.url}</a></td></tr>
+<tr><th scope="row">Tracking page</th><td><a href="${urls.tracking_url}">${urls.tracking_url}</a></td></tr>
+<tr><th scope="row">API base URL</th><td class="mono">${app.config.baseUrl}</td></tr>
+</tbody></table>`;
     return sendStorePage(request, reply, 'overview', 'Overview', content, {
       notice: request.query.done === 'created' ? 'Your store is ready. Create a key to start using the API.' : null,
     });

@@ -47,34 +47,16 @@ export function newKeyInput(
 function createForm(request: FastifyRequest, reply: FastifyReply): SafeHtml {
   const store = request.ownedStore!;
   const box = (scope: string) =>
-    html`<label class="dash-check"
-      ><input type="checkbox" name="scopes" value="${scope}" ${DEFAULT_SECRET_SCOPES.includes(scope as never) ? html` checked` : ''} />
-      ${scope}${PUBLISHABLE_SCOPES.includes(scope as never) ? '' : html` <span class="muted">(secret keys only)</span>`}</label
-    >`;
-  return html`<h2>Create a key</h2>
-    <form method="post" action="${storePath(store.id, '/keys')}" class="card">
-      ${csrfField(request, reply, 'session')}
-      <fieldset>
-        <legend>Kind</legend>
-        <label class="dash-check"
-          ><input type="radio" name="kind" value="secret" checked /> Secret — for servers; the permissions you tick below</label
-        >
-        <label class="dash-check"
-          ><input type="radio" name="kind" value="publishable" /> Publishable — for browser code; only products:read, checkout:write,
-          tracking:read, and only from the allowed websites</label
-        >
-        <label class="dash-check"
-          ><input type="radio" name="kind" value="legacy" /> Legacy — for older integrations; always orders:read and webhooks:write</label
-        >
-      </fieldset>
-      <fieldset>
-        <legend>Permissions</legend>
-        ${GRANTABLE_SECRET_SCOPES.map(box)}
-      </fieldset>
-      <label for="key-origins">Allowed websites (publishable keys; one per line, e.g. https://shop.example)</label
-      ><textarea id="key-origins" name="origins" rows="2"></textarea> <label for="key-label">Label (optional)</label
-      ><input id="key-label" name="label" maxlength="100" /> <button type="submit">Create the key</button>
-    </form>`;
+    html`<label class="dash-check"><input type="checkbox" name="scopes" value="${scope}"${DEFAULT_SECRET_SCOPES.includes(scope as never) ? html` checked` : ''}> ${scope}${PUBLISHABLE_SCOPES.includes(scope as never) ? '' : html` <span class="muted">(secret keys only)</span>`}</label>`;
+  return html`<h2>Create a key</h2><form method="post" action="${storePath(store.id, '/keys')}" class="card">${csrfField(request, reply, 'session')}
+<fieldset><legend>Kind</legend>
+<label class="dash-check"><input type="radio" name="kind" value="secret" checked> Secret — for servers; the permissions you tick below</label>
+<label class="dash-check"><input type="radio" name="kind" value="publishable"> Publishable — for browser code; only products:read, checkout:write, tracking:read, and only from the allowed websites</label>
+<label class="dash-check"><input type="radio" name="kind" value="legacy"> Legacy — for older integrations; always orders:read and webhooks:write</label></fieldset>
+<fieldset><legend>Permissions</legend>${GRANTABLE_SECRET_SCOPES.map(box)}</fieldset>
+<label for="key-origins">Allowed websites (publishable keys; one per line, e.g. https://shop.example)</label><textarea id="key-origins" name="origins" rows="2"></textarea>
+<label for="key-label">Label (optional)</label><input id="key-label" name="label" maxlength="100">
+<button type="submit">Create the key</button></form>`;
 }
 
 async function keysPage(
@@ -90,45 +72,17 @@ async function keysPage(
   const store = request.ownedStore!;
   const { keys } = (await findStoreWithKeys(request.server.orm.em, store.id))!;
   const rows = keys.map(
-    (k) =>
-      html`<tr>
-        <td>${k.connectionId ? 'connection' : k.kind}${k.label ? html`<br /><span class="muted">${k.label}</span>` : ''}</td>
-        <td class="mono">${k.prefix}</td>
-        <td>${k.scopes.join(', ')}</td>
-        <td>${k.origins.length ? k.origins.join(', ') : '—'}</td>
-        <td>${when(k.createdAt)}</td>
-        <td>${k.lastUsedAt ? when(k.lastUsedAt) : '—'}</td>
-        <td>
-          ${k.revokedAt ? html`revoked ${when(k.revokedAt)}` : html`<form method="post" action="${storePath(store.id, `/keys/${k.id}/revoke`)}">${csrfField(request, reply, 'session')}<button type="submit" class="dash-small dash-danger">Revoke</button></form>`}
-        </td>
-      </tr>`,
+    (
+      k,
+    ) => html`<tr><td>${k.connectionId ? 'connection' : k.kind}${k.label ? html`<br><span class="muted">${k.label}</span>` : ''}</td><td class="mono">${k.prefix}</td>
+<td>${k.scopes.join(', ')}</td><td>${k.origins.length ? k.origins.join(', ') : '—'}</td><td>${when(k.createdAt)}</td><td>${k.lastUsedAt ? when(k.lastUsedAt) : '—'}</td>
+<td>${k.revokedAt ? html`revoked ${when(k.revokedAt)}` : html`<form method="post" action="${storePath(store.id, `/keys/${k.id}/revoke`)}">${csrfField(request, reply, 'session')}<button type="submit" class="dash-small dash-danger">Revoke</button></form>`}</td></tr>`,
   );
   const created = opts.created
-    ? html`<div class="card dash-once">
-        <p><strong>Your new ${opts.created.kind} key.</strong> Copy it now: it is shown only this once and cannot be recovered.</p>
-        ${secretField('new-key', 'Key', opts.created.plain)}
-        <p class="muted">Permissions: ${opts.created.scopes.join(', ')}</p>
-      </div>`
+    ? html`<div class="card dash-once"><p><strong>Your new ${opts.created.kind} key.</strong> Copy it now: it is shown only this once and cannot be recovered.</p>${secretField('new-key', 'Key', opts.created.plain)}<p class="muted">Permissions: ${opts.created.scopes.join(', ')}</p></div>`
     : html``;
   const table = keys.length
-    ? html`<div class="dash-scroll">
-        <table>
-          <thead>
-            <tr>
-              <th>Kind</th>
-              <th>Prefix</th>
-              <th>Permissions</th>
-              <th>Allowed websites</th>
-              <th>Created</th>
-              <th>Last used</th>
-              <th>Revoked</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${rows}
-          </tbody>
-        </table>
-      </div>`
+    ? html`<div class="dash-scroll"><table><thead><tr><th>Kind</th><th>Prefix</th><th>Permissions</th><th>Allowed websites</th><th>Created</th><th>Last used</th><th>Revoked</th></tr></thead><tbody>${rows}</tbody></table></div>`
     : html`<p>No keys yet.</p>`;
   return sendStorePage(request, reply, 'keys', 'API keys', html`${created}${table}${createForm(request, reply)}`, {
     status: opts.status ?? 200,

@@ -27,21 +27,13 @@ async function accountBar(request: FastifyRequest, reply: FastifyReply, currentS
   const owner = request.ownerSession!.owner;
   const stores = await listOwnedStores(request.server.orm.em, owner.id);
   const switcher = stores.length
-    ? html`<form class="dash-inline" method="get" action="/dashboard/go">
-        <label class="dash-sr" for="store-switch">Store</label>
-        <select id="store-switch" name="store">
-          ${stores.map((s) => html`<option value="${s.id}" ${s.id === currentStoreId ? html` selected` : ''}>${s.name}</option>`)}
-        </select>
-        <button type="submit" class="dash-small">Switch</button>
-      </form>`
+    ? html`<form class="dash-inline" method="get" action="/dashboard/go"><label class="dash-sr" for="store-switch">Store</label>
+<select id="store-switch" name="store">${stores.map((s) => html`<option value="${s.id}"${s.id === currentStoreId ? html` selected` : ''}>${s.name}</option>`)}</select>
+<button type="submit" class="dash-small">Switch</button></form>`
     : html``;
-  return html`<nav class="dash-bar" aria-label="Account">
-    ${switcher}<a href="/dashboard">All stores</a>
-    <span class="muted">${owner.email}</span>
-    <form class="dash-inline" method="post" action="/dashboard/sign-out">
-      ${csrfField(request, reply, 'session')}<button type="submit" class="dash-small dash-plain">Sign out</button>
-    </form>
-  </nav>`;
+  return html`<nav class="dash-bar" aria-label="Account">${switcher}<a href="/dashboard">All stores</a>
+<span class="muted">${owner.email}</span>
+<form class="dash-inline" method="post" action="/dashboard/sign-out">${csrfField(request, reply, 'session')}<button type="submit" class="dash-small dash-plain">Sign out</button></form></nav>`;
 }
 
 /** A page of one store: account bar, the store's tabs, heading, notice or error, content. */
@@ -55,15 +47,11 @@ export async function sendStorePage(
 ) {
   const store = request.ownedStore!;
   const tabs = TABS.map(
-    ([id, label, rest]) => html`<a href="${storePath(store.id, rest)}" ${id === tab ? html` aria-current="page"` : ''}>${label}</a>`,
+    ([id, label, rest]) => html`<a href="${storePath(store.id, rest)}"${id === tab ? html` aria-current="page"` : ''}>${label}</a>`,
   );
-  const body = html`<div class="dash">
-    ${await accountBar(request, reply, store.id)}
-    <p class="muted dash-store">${store.name}</p>
-    <nav class="dash-tabs" aria-label="Store">${tabs}</nav>
-    <h1>${title}</h1>
-    ${flash('notice', opts.notice)}${flash('errors', opts.error)}${content}
-  </div>`;
+  const body = html`<div class="dash">${await accountBar(request, reply, store.id)}
+<p class="muted dash-store">${store.name}</p><nav class="dash-tabs" aria-label="Store">${tabs}</nav>
+<h1>${title}</h1>${flash('notice', opts.notice)}${flash('errors', opts.error)}${content}</div>`;
   return sendPage(reply, `${title} · ${store.name}`, body, opts);
 }
 
@@ -75,10 +63,6 @@ export async function sendAccountPage(
   content: SafeHtml,
   opts: LayoutOptions = {},
 ) {
-  const body = html`<div class="dash">
-    ${await accountBar(request, reply)}
-    <h1>${title}</h1>
-    ${flash('notice', opts.notice)}${flash('errors', opts.error)}${content}
-  </div>`;
+  const body = html`<div class="dash">${await accountBar(request, reply)}<h1>${title}</h1>${flash('notice', opts.notice)}${flash('errors', opts.error)}${content}</div>`;
   return sendPage(reply, title, body, opts);
 }

@@ -17,10 +17,7 @@ type Params = { Params: { storeId: string; orderId: string }; Querystring: { don
 const webLink = (url: string | null) =>
   url && /^https?:\/\//i.test(url) ? html`<a href="${url}" rel="noreferrer">${url}</a>` : (url ?? '—');
 const row = (label: string, value: unknown) =>
-  html`<tr>
-    <th scope="row">${label}</th>
-    <td>${value === null || value === undefined || value === '' ? '—' : value}</td>
-  </tr>`;
+  html`<tr><th scope="row">${label}</th><td>${value === null || value === undefined || value === '' ? '—' : value}</td></tr>`;
 
 /** The patch the change form asks for: only what differs from the order, as PATCH /orders/{id} would receive it. */
 export function patchFromForm(form: URLSearchParams, order: Order): Record<string, unknown> {
@@ -47,81 +44,26 @@ async function orderPage(
   const store = request.ownedStore!;
   const history = await statusHistory(request.server.orm.em, order.id);
   const c = order.customer;
-  const summary = html`<table>
-    <tbody>
-      ${row('Status', html`<span class="dash-status">${order.status}</span>`)}${row('Source', order.source)}${row('External id', order.external_id)}${row('External number', order.external_number)}
-      ${row('External status', order.external_status)}${row('On the outside platform', webLink(order.external_url))}${row('Payment', `${order.payment.status} · ${order.payment.method}${order.payment.external_method_title ? ` (${order.payment.external_method_title})` : ''}`)}
-      ${row('Total', `${order.totals.total} ${order.currency}`)}${row('Shipping', order.totals.shipping)}${row('Discount', order.totals.discount)}${row('COD fee', order.totals.cod_fee)}
-      ${row('Risk', order.risk ? `${order.risk.level}: ${order.risk.flags.map((f) => f.label).join('; ')}` : null)}${row('Archived', order.archived ? 'yes' : 'no')}
-      ${row('Created', when(order.created_at))}${row('Updated', when(order.updated_at))}${row('Tracking page', webLink(order.tracking.page_url))}
-    </tbody>
-  </table>`;
-  const customer = html`<h2>Customer</h2>
-    <table>
-      <tbody>
-        ${row('Name', c.name)}${row('Email', c.email)}${row('Phone', c.phone)}${row('Address', [c.address, c.city, c.state, c.postcode, c.country].filter(Boolean).join(', '))}${row('Note', order.note)}
-      </tbody>
-    </table>`;
-  const items = html`<h2>Items</h2>
-    <div class="dash-scroll">
-      <table>
-        <thead>
-          <tr>
-            <th>Item</th>
-            <th>SKU</th>
-            <th>Qty</th>
-            <th>Unit price</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${order.items.map(
-            (i) =>
-              html`<tr>
-                <td>${i.name}${i.variant ? html` <span class="muted">${i.variant}</span>` : ''}</td>
-                <td>${i.sku ?? '—'}</td>
-                <td>${i.quantity}</td>
-                <td>${i.unit_price}</td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>
-    </div>`;
+  const summary = html`<table><tbody>${row('Status', html`<span class="dash-status">${order.status}</span>`)}${row('Source', order.source)}${row('External id', order.external_id)}${row('External number', order.external_number)}
+${row('External status', order.external_status)}${row('On the outside platform', webLink(order.external_url))}${row('Payment', `${order.payment.status} · ${order.payment.method}${order.payment.external_method_title ? ` (${order.payment.external_method_title})` : ''}`)}
+${row('Total', `${order.totals.total} ${order.currency}`)}${row('Shipping', order.totals.shipping)}${row('Discount', order.totals.discount)}${row('COD fee', order.totals.cod_fee)}
+${row('Risk', order.risk ? `${order.risk.level}: ${order.risk.flags.map((f) => f.label).join('; ')}` : null)}${row('Archived', order.archived ? 'yes' : 'no')}
+${row('Created', when(order.created_at))}${row('Updated', when(order.updated_at))}${row('Tracking page', webLink(order.tracking.page_url))}</tbody></table>`;
+  const customer = html`<h2>Customer</h2><table><tbody>${row('Name', c.name)}${row('Email', c.email)}${row('Phone', c.phone)}${row('Address', [c.address, c.city, c.state, c.postcode, c.country].filter(Boolean).join(', '))}${row('Note', order.note)}</tbody></table>`;
+  const items = html`<h2>Items</h2><div class="dash-scroll"><table><thead><tr><th>Item</th><th>SKU</th><th>Qty</th><th>Unit price</th></tr></thead><tbody>${order.items.map(
+    (i) =>
+      html`<tr><td>${i.name}${i.variant ? html` <span class="muted">${i.variant}</span>` : ''}</td><td>${i.sku ?? '—'}</td><td>${i.quantity}</td><td>${i.unit_price}</td></tr>`,
+  )}</tbody></table></div>`;
   const lines = history.map(
-    (h) =>
-      html`<tr>
-        <td>${when(h.created_at)}</td>
-        <td>${h.status}</td>
-        <td>${h.comment ?? ''}</td>
-        <td class="muted">${h.actor}</td>
-      </tr>`,
+    (h) => html`<tr><td>${when(h.created_at)}</td><td>${h.status}</td><td>${h.comment ?? ''}</td><td class="muted">${h.actor}</td></tr>`,
   );
-  const historyTable = html`<h2>Status history</h2>
-    ${
-      history.length
-        ? html`<div class="dash-scroll">
-            <table>
-              <thead>
-                <tr>
-                  <th>When</th>
-                  <th>Status</th>
-                  <th>Comment</th>
-                  <th>By</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${lines}
-              </tbody>
-            </table>
-          </div>`
-        : html`<p class="muted">No status changes recorded yet.</p>`
-    }`;
+  const historyTable = html`<h2>Status history</h2>${history.length ? html`<div class="dash-scroll"><table><thead><tr><th>When</th><th>Status</th><th>Comment</th><th>By</th></tr></thead><tbody>${lines}</tbody></table></div>` : html`<p class="muted">No status changes recorded yet.</p>`}`;
   return sendStorePage(
     request,
     reply,
     'orders',
     `Order ${order.order_number ?? order.external_number ?? order.id.slice(0, 8)}`,
-    html`${summary}${changeForm(request, reply, order)}${historyTable}${customer}${items}
-      <p><a href="${storePath(store.id, '/orders')}">All orders</a></p>`,
+    html`${summary}${changeForm(request, reply, order)}${historyTable}${customer}${items}<p><a href="${storePath(store.id, '/orders')}">All orders</a></p>`,
     {
       status: opts.status ?? 200,
       error: opts.error ?? null,
@@ -133,18 +75,13 @@ async function orderPage(
 function changeForm(request: FastifyRequest<Params>, reply: FastifyReply, order: Order): SafeHtml {
   const choices = [order.status, ...ORDER_TRANSITIONS[order.status]];
   const t = order.tracking;
-  return html`<h2>Change status or tracking</h2>
-    <form method="post" action="${storePath(request.ownedStore!.id, `/orders/${order.id}`)}" class="card">
-      ${csrfField(request, reply, 'session')} <label for="o-status">Status</label
-      ><select id="o-status" name="status">
-        ${choices.map((s) => html`<option value="${s}" ${s === order.status ? html` selected` : ''}>${s === order.status ? `${s} (now)` : s}</option>`)}
-      </select>
-      <label for="o-number">Tracking number</label><input id="o-number" name="tracking_number" maxlength="255" value="${t.number ?? ''}" />
-      <label for="o-courier">Courier</label><input id="o-courier" name="tracking_courier" maxlength="255" value="${t.courier ?? ''}" />
-      <label for="o-url">Tracking URL</label><input id="o-url" name="tracking_url" type="url" maxlength="2000" value="${t.url ?? ''}" />
-      <label for="o-comment">Comment (shown on the tracking page)</label
-      ><textarea id="o-comment" name="comment" rows="2" maxlength="5000"></textarea> <button type="submit">Save</button>
-    </form>`;
+  return html`<h2>Change status or tracking</h2><form method="post" action="${storePath(request.ownedStore!.id, `/orders/${order.id}`)}" class="card">${csrfField(request, reply, 'session')}
+<label for="o-status">Status</label><select id="o-status" name="status">${choices.map((s) => html`<option value="${s}"${s === order.status ? html` selected` : ''}>${s === order.status ? `${s} (now)` : s}</option>`)}</select>
+<label for="o-number">Tracking number</label><input id="o-number" name="tracking_number" maxlength="255" value="${t.number ?? ''}">
+<label for="o-courier">Courier</label><input id="o-courier" name="tracking_courier" maxlength="255" value="${t.courier ?? ''}">
+<label for="o-url">Tracking URL</label><input id="o-url" name="tracking_url" type="url" maxlength="2000" value="${t.url ?? ''}">
+<label for="o-comment">Comment (shown on the tracking page)</label><textarea id="o-comment" name="comment" rows="2" maxlength="5000"></textarea>
+<button type="submit">Save</button></form>`;
 }
 
 /** An order's detail with its status history, and the status / tracking / comment change of PATCH /orders/{id}, same rules. */

@@ -35,88 +35,31 @@ export async function orderListPages(app: FastifyInstance) {
       : `This filter cannot be used: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'query'} ${i.message}`).join('; ')}.`;
 
     const option = (value: string, current: string | undefined, label = value) =>
-      html`<option value="${value}" ${value === current ? html` selected` : ''}>${label}</option>`;
+      html`<option value="${value}"${value === current ? html` selected` : ''}>${label}</option>`;
     const day = (value: string | undefined) => (value && /^\d{4}-\d{2}-\d{2}/.test(value) ? value.slice(0, 10) : '');
     const filters = html`<form method="get" action="${storePath(store.id, '/orders')}" class="card dash-filters">
-      <div>
-        <label for="f-status">Status</label
-        ><select id="f-status" name="status">
-          ${option('', q.status, 'any')}${ORDER_STATUSES.map((s) => option(s, q.status))}
-        </select>
-      </div>
-      <div>
-        <label for="f-source">Source</label
-        ><select id="f-source" name="source">
-          ${option('', q.source, 'any')}${ORDER_SOURCES.map((s) => option(s, q.source))}
-        </select>
-      </div>
-      <div>
-        <label for="f-ext">External id</label><input id="f-ext" name="external_id" value="${q.external_id ?? ''}" maxlength="255" />
-      </div>
-      <div>
-        <label for="f-created">Created since</label
-        ><input id="f-created" name="created_since" type="date" value="${day(q.created_since)}" />
-      </div>
-      <div>
-        <label for="f-updated">Updated since</label
-        ><input id="f-updated" name="updated_since" type="date" value="${day(q.updated_since)}" />
-      </div>
-      <div>
-        <label for="f-limit">Per page</label
-        ><select id="f-limit" name="limit">
-          ${['25', '50', '100'].map((n) => option(n, q.limit ?? '25'))}
-        </select>
-      </div>
-      <label class="dash-check"
-        ><input type="checkbox" name="include_archived" value="true" ${q.include_archived === 'true' ? html` checked` : ''} /> include
-        archived</label
-      >
-      <div><button type="submit">Filter</button> <a href="${storePath(store.id, '/orders')}">Clear</a></div>
-    </form>`;
+<div><label for="f-status">Status</label><select id="f-status" name="status">${option('', q.status, 'any')}${ORDER_STATUSES.map((s) => option(s, q.status))}</select></div>
+<div><label for="f-source">Source</label><select id="f-source" name="source">${option('', q.source, 'any')}${ORDER_SOURCES.map((s) => option(s, q.source))}</select></div>
+<div><label for="f-ext">External id</label><input id="f-ext" name="external_id" value="${q.external_id ?? ''}" maxlength="255"></div>
+<div><label for="f-created">Created since</label><input id="f-created" name="created_since" type="date" value="${day(q.created_since)}"></div>
+<div><label for="f-updated">Updated since</label><input id="f-updated" name="updated_since" type="date" value="${day(q.updated_since)}"></div>
+<div><label for="f-limit">Per page</label><select id="f-limit" name="limit">${['25', '50', '100'].map((n) => option(n, q.limit ?? '25'))}</select></div>
+<label class="dash-check"><input type="checkbox" name="include_archived" value="true"${q.include_archived === 'true' ? html` checked` : ''}> include archived</label>
+<div><button type="submit">Filter</button> <a href="${storePath(store.id, '/orders')}">Clear</a></div></form>`;
 
     const rows = (page?.data ?? []).map(
-      (o) =>
-        html`<tr>
-          <td>
-            <a href="${storePath(store.id, `/orders/${o.id}`)}"
-              >${o.order_number ?? o.external_number ?? o.external_id ?? o.id.slice(0, 8)}</a
-            >${o.archived ? html` <span class="muted">(archived)</span>` : ''}
-          </td>
-          <td>${when(o.created_at)}</td>
-          <td>${o.customer.name || '—'}</td>
-          <td>${o.totals.total} ${o.currency}</td>
-          <td><span class="dash-status">${o.status}</span></td>
-          <td>${o.payment.status}</td>
-          <td>${o.source}</td>
-        </tr>`,
+      (
+        o,
+      ) => html`<tr><td><a href="${storePath(store.id, `/orders/${o.id}`)}">${o.order_number ?? o.external_number ?? o.external_id ?? o.id.slice(0, 8)}</a>${o.archived ? html` <span class="muted">(archived)</span>` : ''}</td>
+<td>${when(o.created_at)}</td><td>${o.customer.name || '—'}</td><td>${o.totals.total} ${o.currency}</td><td><span class="dash-status">${o.status}</span></td><td>${o.payment.status}</td><td>${o.source}</td></tr>`,
     );
     const table = rows.length
-      ? html`<div class="dash-scroll">
-          <table>
-            <thead>
-              <tr>
-                <th>Order</th>
-                <th>Created</th>
-                <th>Customer</th>
-                <th>Total</th>
-                <th>Status</th>
-                <th>Payment</th>
-                <th>Source</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows}
-            </tbody>
-          </table>
-        </div>`
+      ? html`<div class="dash-scroll"><table><thead><tr><th>Order</th><th>Created</th><th>Customer</th><th>Total</th><th>Status</th><th>Payment</th><th>Source</th></tr></thead><tbody>${rows}</tbody></table></div>`
       : html`<p>${page ? 'No orders match.' : ''}</p>`;
     const nextHref = page?.next_cursor
       ? `${storePath(store.id, '/orders')}?${new URLSearchParams({ ...pickRaw(q), cursor: page.next_cursor })}`
       : null;
-    const paging = html`<p class="dash-paging">
-      ${q.cursor ? html`<a href="${storePath(store.id, '/orders')}?${new URLSearchParams(pickRaw(q))}">First page</a>` : ''}
-      ${nextHref ? html`<a href="${nextHref}" rel="next">Next page</a>` : ''}
-    </p>`;
+    const paging = html`<p class="dash-paging">${q.cursor ? html`<a href="${storePath(store.id, '/orders')}?${new URLSearchParams(pickRaw(q))}">First page</a>` : ''} ${nextHref ? html`<a href="${nextHref}" rel="next">Next page</a>` : ''}</p>`;
     return sendStorePage(request, reply, 'orders', 'Orders', html`${filters}${table}${paging}`, {
       status: parsed.success ? 200 : 400,
       error,

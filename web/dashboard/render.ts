@@ -22,10 +22,7 @@ export function sendPage(reply: FastifyReply, title: string, body: SafeHtml, opt
   if (opts.formTargets?.length) csp = csp.replace("form-action 'self'", `form-action 'self' ${opts.formTargets.join(' ')}`);
   if (opts.copyButtons) {
     csp += `; script-src ${COPY_SCRIPT_HASH}`;
-    body = html`${body}
-      <script>
-        ${raw(COPY_SCRIPT)};
-      </script>`;
+    body = html`${body}<script>${raw(COPY_SCRIPT)}</script>`;
   }
   return reply
     .status(opts.status ?? 200)
@@ -44,11 +41,7 @@ export function sendMessage(
   return sendPage(
     reply,
     title,
-    html`<div class="dash">
-      <h1>${title}</h1>
-      <p class="errors">${message}</p>
-      <p><a href="${link.href}">${link.text}</a></p>
-    </div>`,
+    html`<div class="dash"><h1>${title}</h1><p class="errors">${message}</p><p><a href="${link.href}">${link.text}</a></p></div>`,
     { status },
   );
 }
@@ -56,15 +49,7 @@ export function sendMessage(
 /** A value shown once (a key, a signing secret): read-only, selectable, with a copy button when scripts run. */
 export function secretField(id: string, label: string, value: string): SafeHtml {
   return html`<label for="${id}">${label}</label>
-    <div class="dash-secret">
-      <input id="${id}" class="mono" type="text" readonly value="${value}" autocomplete="off" spellcheck="false" /><button
-        type="button"
-        data-copy="${id}"
-        hidden
-      >
-        Copy
-      </button>
-    </div>`;
+<div class="dash-secret"><input id="${id}" class="mono" type="text" readonly value="${value}" autocomplete="off" spellcheck="false"><button type="button" data-copy="${id}" hidden>Copy</button></div>`;
 }
 
 /** A date and time as people read it, in UTC; an em dash for none. */

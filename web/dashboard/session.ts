@@ -82,5 +82,5 @@ export function csrfField(request: FastifyRequest, reply: FastifyReply, kind: 's
     binding = `pre:${request.dashboardPre}`;
   }
   if (!binding) throw new Error('a session form was rendered without a session');
-  return html`<input type="hidden" name="_csrf" value="${csrfToken(dashboardKeys(request).csrf, binding)}" />`;
+  return html`<input type="hidden" name="_csrf" value="${csrfToken(dashboardKeys(request).csrf, binding)}">`;
 }

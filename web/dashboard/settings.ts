@@ -18,31 +18,10 @@ const MODE_WORDS = {
 function plansTable() {
   const cell = (plan: (typeof STORE_PLANS)[number]) => {
     const r = RATE_LIMITS[plan];
-    return html`<td>${CONNECTED_SHOPS_PER_PLAN[plan]}</td>
-      <td>${r.secret} per key</td>
-      <td>${r.publishable} per key, ${r.publishableVisitorIp} per visitor IP</td>`;
+    return html`<td>${CONNECTED_SHOPS_PER_PLAN[plan]}</td><td>${r.secret} per key</td><td>${r.publishable} per key, ${r.publishableVisitorIp} per visitor IP</td>`;
   };
-  return html`<div class="dash-scroll">
-    <table>
-      <thead>
-        <tr>
-          <th>Plan</th>
-          <th>Connected shops</th>
-          <th>Secret key requests / min</th>
-          <th>Publishable key requests / min</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${STORE_PLANS.map(
-          (p) =>
-            html`<tr>
-              <th scope="row">${p}</th>
-              ${cell(p)}
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-  </div>`;
+  return html`<div class="dash-scroll"><table><thead><tr><th>Plan</th><th>Connected shops</th><th>Secret key requests / min</th><th>Publishable key requests / min</th></tr></thead>
+<tbody>${STORE_PLANS.map((p) => html`<tr><th scope="row">${p}</th>${cell(p)}</tr>`)}</tbody></table></div>`;
 }
 
 async function settingsPage(
@@ -55,34 +34,17 @@ async function settingsPage(
   const published = opts.form ? opts.form.get('published') === 'on' : store.published;
   const tracking = storeUrls(request.server.config, store.slug).tracking_url;
   const select = (name: string, values: readonly string[], current: string, words: (v: string) => string = (x) => x) =>
-    html`<select id="s-${name}" name="${name}">
-      ${values.map((x) => html`<option value="${x}" ${x === current ? html` selected` : ''}>${words(x)}</option>`)}
-    </select>`;
-  const content = html`<form method="post" action="${storePath(store.id, '/settings')}" class="card">
-      ${csrfField(request, reply, 'session')} <label for="s-name">Store name</label
-      ><input id="s-name" name="name" required maxlength="120" value="${v('name', store.name)}" /> <label for="s-currency">Currency</label
-      ><input id="s-currency" name="currency" required maxlength="3" pattern="[A-Za-z]{3}" value="${v('currency', store.currency)}" />
-      <label for="s-mode">Mode</label>${select('mode', STORE_MODES, v('mode', store.mode), (m) => MODE_WORDS[m as keyof typeof MODE_WORDS])}
-      <label class="dash-check"
-        ><input type="checkbox" name="published" ${published ? html` checked` : ''} /> Published (the storefront and the products API
-        answer)</label
-      >
-      <label for="s-fee">Standard delivery fee (${store.currency}; for products without their own fee)</label
-      ><input
-        id="s-fee"
-        name="standard_delivery_fee"
-        inputmode="decimal"
-        value="${v('standard_delivery_fee', String(Number(store.standard_delivery_fee)))}"
-      />
-      <label for="s-plan">Plan</label>${select('plan', STORE_PLANS, v('plan', store.plan))} <button type="submit">Save the settings</button>
-    </form>
-    <h2>Plans</h2>
-    ${plansTable()}
-    <p class="muted">
-      A plan change applies from the next request. When a paid plan ends, limits fall back to the free ones and nothing is deleted.
-    </p>
-    <h2>Tracking page</h2>
-    <p>Shoppers follow their orders at <a href="${tracking}">${tracking}</a>.</p>`;
+    html`<select id="s-${name}" name="${name}">${values.map((x) => html`<option value="${x}"${x === current ? html` selected` : ''}>${words(x)}</option>`)}</select>`;
+  const content = html`<form method="post" action="${storePath(store.id, '/settings')}" class="card">${csrfField(request, reply, 'session')}
+<label for="s-name">Store name</label><input id="s-name" name="name" required maxlength="120" value="${v('name', store.name)}">
+<label for="s-currency">Currency</label><input id="s-currency" name="currency" required maxlength="3" pattern="[A-Za-z]{3}" value="${v('currency', store.currency)}">
+<label for="s-mode">Mode</label>${select('mode', STORE_MODES, v('mode', store.mode), (m) => MODE_WORDS[m as keyof typeof MODE_WORDS])}
+<label class="dash-check"><input type="checkbox" name="published"${published ? html` checked` : ''}> Published (the storefront and the products API answer)</label>
+<label for="s-fee">Standard delivery fee (${store.currency}; for products without their own fee)</label><input id="s-fee" name="standard_delivery_fee" inputmode="decimal" value="${v('standard_delivery_fee', String(Number(store.standard_delivery_fee)))}">
+<label for="s-plan">Plan</label>${select('plan', STORE_PLANS, v('plan', store.plan))}
+<button type="submit">Save the settings</button></form>
+<h2>Plans</h2>${plansTable()}<p class="muted">A plan change applies from the next request. When a paid plan ends, limits fall back to the free ones and nothing is deleted.</p>
+<h2>Tracking page</h2><p>Shoppers follow their orders at <a href="${tracking}">${tracking}</a>.</p>`;
   return sendStorePage(request, reply, 'settings', 'Store settings', content, {
     status: opts.status ?? 200,
     error: opts.error ?? null,

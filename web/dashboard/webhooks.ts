@@ -20,39 +20,12 @@ const NOTICES: Record<string, string> = {
 function deliveriesTable(request: FastifyRequest, reply: FastifyReply, rows: DeliveryView[]): SafeHtml {
   if (!rows.length) return html`<p class="muted">No deliveries yet.</p>`;
   const store = request.ownedStore!;
-  return html`<div class="dash-scroll">
-    <table class="dash-compact">
-      <thead>
-        <tr>
-          <th>When</th>
-          <th>Event</th>
-          <th>Result</th>
-          <th>Code</th>
-          <th>Time</th>
-          <th>Error</th>
-          <th></th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows.map(
-          (d) =>
-            html`<tr>
-              <td>${when(d.created_at)}${d.replay_of ? html`<br /><span class="muted">sent again</span>` : ''}</td>
-              <td>${d.event_type}<br /><a href="${storePath(store.id, `/orders/${d.order_id}`)}">order</a></td>
-              <td class="${d.status === 'delivered' ? 'ok' : d.status === 'failed' ? 'error' : ''}">${d.status}</td>
-              <td>${d.response_status ?? '—'}</td>
-              <td>${d.duration_ms === null ? '—' : `${d.duration_ms} ms`}</td>
-              <td>${d.error ?? ''}</td>
-              <td>
-                <form method="post" action="${storePath(store.id, `/webhooks/deliveries/${d.id}/replay`)}">
-                  ${csrfField(request, reply, 'session')}<button type="submit" class="dash-small">Send again</button>
-                </form>
-              </td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-  </div>`;
+  return html`<div class="dash-scroll"><table class="dash-compact"><thead><tr><th>When</th><th>Event</th><th>Result</th><th>Code</th><th>Time</th><th>Error</th><th></th></tr></thead><tbody>${rows.map(
+    (d) => html`<tr><td>${when(d.created_at)}${d.replay_of ? html`<br><span class="muted">sent again</span>` : ''}</td>
+<td>${d.event_type}<br><a href="${storePath(store.id, `/orders/${d.order_id}`)}">order</a></td><td class="${d.status === 'delivered' ? 'ok' : d.status === 'failed' ? 'error' : ''}">${d.status}</td>
+<td>${d.response_status ?? '—'}</td><td>${d.duration_ms === null ? '—' : `${d.duration_ms} ms`}</td><td>${d.error ?? ''}</td>
+<td><form method="post" action="${storePath(store.id, `/webhooks/deliveries/${d.id}/replay`)}">${csrfField(request, reply, 'session')}<button type="submit" class="dash-small">Send again</button></form></td></tr>`,
+  )}</tbody></table></div>`;
 }
 
 async function webhooksPage(
@@ -64,47 +37,22 @@ async function webhooksPage(
   const em = request.server.orm.em;
   const [endpoints, deliveries] = await Promise.all([listEndpoints(em, store.id), listDeliveries(em, store.id, { limit: 200 })]);
   const list = endpoints.map(
-    (e) =>
-      html`<section class="card">
-        <h2 class="mono dash-url">${e.url}</h2>
-        <p class="muted">Events: ${e.events.join(', ')} · added ${when(e.created_at)}</p>
-        <form method="post" action="${storePath(store.id, `/webhooks/${e.id}/delete`)}">
-          ${csrfField(request, reply, 'session')}<button type="submit" class="dash-small dash-danger">Delete this endpoint</button>
-        </form>
-        <h3>Recent deliveries</h3>
-        ${deliveriesTable(request, reply, deliveries.filter((d) => d.endpoint_id === e.id).slice(0, SHOWN_PER_ENDPOINT))}
-      </section>`,
+    (
+      e,
+    ) => html`<section class="card"><h2 class="mono dash-url">${e.url}</h2><p class="muted">Events: ${e.events.join(', ')} · added ${when(e.created_at)}</p>
+<form method="post" action="${storePath(store.id, `/webhooks/${e.id}/delete`)}">${csrfField(request, reply, 'session')}<button type="submit" class="dash-small dash-danger">Delete this endpoint</button></form>
+<h3>Recent deliveries</h3>${deliveriesTable(request, reply, deliveries.filter((d) => d.endpoint_id === e.id).slice(0, SHOWN_PER_ENDPOINT))}</section>`,
   );
   const created = opts.created
-    ? html`<div class="card dash-once">
-        <p><strong>Endpoint added.</strong> Copy its signing secret now: it is shown only this once.</p>
-        ${secretField('new-secret', 'Signing secret', opts.created.secret)}
-      </div>`
+    ? html`<div class="card dash-once"><p><strong>Endpoint added.</strong> Copy its signing secret now: it is shown only this once.</p>${secretField('new-secret', 'Signing secret', opts.created.secret)}</div>`
     : html``;
   const boxes = ['*', ...ORDER_EVENT_TYPES].map(
     (t) =>
-      html`<label class="dash-check"
-        ><input type="checkbox" name="events" value="${t}" ${t === '*' ? html` checked` : ''} /> ${t === '*' ? 'every event (*)' : t}</label
-      >`,
+      html`<label class="dash-check"><input type="checkbox" name="events" value="${t}"${t === '*' ? html` checked` : ''}> ${t === '*' ? 'every event (*)' : t}</label>`,
   );
-  const form = html`<h2>Add an endpoint</h2>
-    <form method="post" action="${storePath(store.id, '/webhooks')}" class="card">
-      ${csrfField(request, reply, 'session')} <label for="hook-url">URL (a public https address)</label
-      ><input
-        id="hook-url"
-        name="url"
-        type="url"
-        required
-        maxlength="2000"
-        value="${opts.url ?? ''}"
-        placeholder="https://shop.example/hooks/store-commerce"
-      />
-      <fieldset>
-        <legend>Events</legend>
-        ${boxes}
-      </fieldset>
-      <button type="submit">Add the endpoint</button>
-    </form>`;
+  const form = html`<h2>Add an endpoint</h2><form method="post" action="${storePath(store.id, '/webhooks')}" class="card">${csrfField(request, reply, 'session')}
+<label for="hook-url">URL (a public https address)</label><input id="hook-url" name="url" type="url" required maxlength="2000" value="${opts.url ?? ''}" placeholder="https://shop.example/hooks/store-commerce">
+<fieldset><legend>Events</legend>${boxes}</fieldset><button type="submit">Add the endpoint</button></form>`;
   const content = html`${created}${endpoints.length ? list : html`<p>No webhook endpoints yet.</p>`}${form}`;
   return sendStorePage(request, reply, 'webhooks', 'Webhooks', content, {
     status: opts.status ?? 200,
