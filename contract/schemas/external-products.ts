@@ -46,7 +46,8 @@ export const ExternalProductBatch = z
       .min(1)
       .max(100)
       .openapi({
-        items: { $ref: '#/components/schemas/ExternalProductInput' },
+        // Any element is accepted here and reported in its own result, so the document must not refuse the batch.
+        items: { anyOf: [{ $ref: '#/components/schemas/ExternalProductInput' }, {}] },
         description: '1 to 100 products; each is validated on its own, so one bad product never fails the batch.',
       }),
   })

@@ -171,7 +171,8 @@ export const OrderEnvelope = z.object({ order: Order }).openapi('OrderEnvelope')
 
 export const UpsertResult = z
   .object({
-    order: Order.nullable(),
+    // A union, not Order.nullable(): a nullable $ref loses its null in the generated document.
+    order: z.union([Order, z.null()]),
     action: z.enum(['created', 'updated', 'unchanged', 'skipped']),
     reason: z.string().optional().openapi({ description: 'Present when action is skipped.' }),
   })
@@ -185,7 +186,8 @@ export const BatchBody = z
       .min(1)
       .max(50)
       .openapi({
-        items: { $ref: '#/components/schemas/OrderInput' },
+        // Any element is accepted here and reported in its own result, so the document must not refuse the batch.
+        items: { anyOf: [{ $ref: '#/components/schemas/OrderInput' }, {}] },
         description: '1 to 50 order inputs; each is validated on its own, so one bad order never fails the batch.',
       }),
     backfill: z.boolean().default(false).openapi({ description: 'true: no webhook, mobile push or chat message for these orders.' }),

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { ENDPOINTS, type Access, type Endpoint } from '../../api/access.js';
 import { ERROR_CODES } from '../../contract/errors.js';
 import { SCOPES } from '../../domain/scopes.js';
@@ -93,6 +95,40 @@ describe('the document is one a client generator can trust', () => {
       for (const tag of operation(endpoint)!.tags as string[]) expect(declared.get(tag), `${endpoint}: tag ${tag}`).toBeTruthy();
     }
     expect(doc.info.license?.name).toBeTruthy();
+  });
+
+  /** A JSON Schema validator of one component schema, its $refs resolved in the document. */
+  const conformsTo = (name: string) => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema({ ...doc, $id: 'https://doc.invalid/openapi.json' });
+    return ajv.compile({ $ref: `https://doc.invalid/openapi.json#/components/schemas/${name}` });
+  };
+
+  it('documents what the service answers: a skipped upsert has order null', async () => {
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/v1/orders',
+      headers: bearer(s.secret),
+      payload: { external_id: 'doc-skip', totals: { total: 1 }, test: true },
+    });
+    expect(res.json()).toMatchObject({ order: null, action: 'skipped' });
+    const check = conformsTo('UpsertResult');
+    expect(check(res.json()), JSON.stringify(check.errors)).toBe(true);
+  });
+
+  it('accepts a batch body with one invalid element, as the service does (answered per item)', async () => {
+    const body = { orders: [{ external_id: 'doc-ok', totals: { total: 1 } }, { totals: 'nope' }] };
+    const res = await t.request({ method: 'POST', url: '/api/v1/orders/batch', headers: bearer(s.secret), payload: body });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().results.map((r: Json) => r.ok)).toEqual([true, false]);
+    for (const [schema, value] of [
+      ['OrderBatch', body],
+      ['ExternalProductBatch', { products: [{ external_id: 'p', name: 'P' }, 7] }],
+    ] as const) {
+      const check = conformsTo(schema);
+      expect(check(value), `${schema}: ${JSON.stringify(check.errors)}`).toBe(true);
+    }
   });
 });
 
