@@ -158,7 +158,7 @@ class LaneRun {
         )
       ).map((c) => [c.id, c]),
     );
-    const bodies = new Map<string, string>();
+    const bodies = new Map<string, Buffer>();
     for (const c of claimed.values()) if (c.payload !== null) bodies.set(c.eventId, webhookBody(c, c.payload));
     for (const d of ready) {
       const c = claimed.get(d.deliveryId);
@@ -173,7 +173,7 @@ class LaneRun {
   }
 
   /** One delivery's single attempt; its outcome is recorded with others in one statement. */
-  private async attempt(d: LaneDelivery, c: ClaimedDelivery, body: string): Promise<void> {
+  private async attempt(d: LaneDelivery, c: ClaimedDelivery, body: Buffer): Promise<void> {
     let result: AttemptResult;
     try {
       const secret = this.secrets.get(c.secretSealed) ?? openSecret(this.deps.config.secretsKey, c.secretSealed);

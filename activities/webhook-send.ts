@@ -4,10 +4,19 @@ import { postOnce, USER_AGENT, type OutboundAgents, type OutboundResult } from '
 import type { Resolver } from '../services/outbound/target.js';
 import type { ClaimedDelivery } from '../services/webhooks/lane.js';
 
-/** The webhook body of an event: its order snapshot (JSON text from the database) is put in as it is, never re-parsed. */
-export function webhookBody(event: { eventId: string; eventType: string; eventCreatedAt: Date }, payload: string): string {
+/**
+ * The webhook body of an event, as the bytes sent: its order snapshot (JSON text from the database) is
+ * put in as it is, never re-parsed, and encoded once; both signatures and the POST use these bytes.
+ */
+export function webhookBody(event: { eventId: string; eventType: string; eventCreatedAt: Date }, payload: string): Buffer {
   const head = JSON.stringify({ id: event.eventId, type: event.eventType, created_at: new Date(event.eventCreatedAt).toISOString() });
-  return `${head.slice(0, -1)},"data":{"order":${payload}}}`;
+  const open = `${head.slice(0, -1)},"data":{"order":`;
+  const close = '}}';
+  const body = Buffer.allocUnsafe(Buffer.byteLength(open) + Buffer.byteLength(payload) + close.length);
+  let at = body.write(open);
+  at += body.write(payload, at);
+  body.write(close, at);
+  return body;
 }
 
 /**
@@ -16,7 +25,7 @@ export function webhookBody(event: { eventId: string; eventType: string; eventCr
  */
 export function sendWebhook(
   claimed: ClaimedDelivery,
-  body: string,
+  body: Buffer,
   secret: string,
   deps: { config: ResolvedConfig; resolve?: Resolver | undefined; agents?: OutboundAgents },
 ): Promise<OutboundResult> {

@@ -11,7 +11,7 @@ import { authPlugin } from './plugins/auth.js';
 import { commonHeadersPlugin } from './plugins/common-headers.js';
 import { errorHandlerPlugin, sendError, toApiError } from './plugins/error-handler.js';
 import { corsPlugin } from './plugins/cors.js';
-import { rawJsonBody } from './plugins/raw-json-body.js';
+import { jsonBodyParser } from './plugins/raw-json-body.js';
 import { noNulText } from './plugins/no-nul-text.js';
 import { meRoutes } from './routes/me.js';
 import { orderRoutes } from './routes/orders.js';
@@ -82,7 +82,7 @@ export async function buildApp({ config, orm, temporal, logger, resolve }: AppDe
   await app.register(commonHeadersPlugin);
   await app.register(corsPlugin);
   await app.register(authPlugin);
-  await app.register(rawJsonBody);
+  await app.register(jsonBodyParser);
   await app.register(noNulText);
 
   await app.register(meRoutes);

@@ -49,6 +49,10 @@ const LINE_BREAK_MARKUP = /<\/?p>|<br \/>/g;
 // NUL cannot be stored in PostgreSQL text; other control characters are never meant in a name or note.
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g;
+// Whitespace that collapsing would change: anything but a lone space. Tested first because replace()
+// with /\s+/g builds a new string even when every run is already one space (most text).
+const UNTIDY_SPACE = /[^\S ]|\s\s/;
+const oneSpace = (text: string) => (UNTIDY_SPACE.test(text) ? text.replace(/\s+/g, ' ') : text);
 
 function sliceAtTags(html: string): string[] {
   const starts = [...html.matchAll(TAG_STARTS)].map((m) => m.index);
@@ -86,7 +90,7 @@ function prepare(value: unknown): string | null | undefined {
 export function cleanText(value: unknown): string | null | undefined {
   const text = prepare(value);
   if (text == null) return text;
-  const cleaned = text.replace(/\s+/g, ' ').trim();
+  const cleaned = oneSpace(text).trim();
   return cleaned === '' ? null : cleaned;
 }
 
@@ -96,7 +100,7 @@ export function cleanMultiline(value: unknown): string | null | undefined {
   if (text == null) return text;
   const cleaned = text
     .split(/\r\n|[\r\n\u2028\u2029]/)
-    .map((line) => line.replace(/\s+/g, ' ').trim())
+    .map((line) => oneSpace(line).trim())
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();

@@ -16,7 +16,7 @@ export function timestampedSignature(secret: string, timestamp: number | string,
 }
 
 /** Standard Webhooks `webhook-signature` (v1): base64 HMAC-SHA256 of `id.timestamp.body`, keyed with the decoded secret. */
-export function standardWebhookSignature(secret: string, id: string, timestamp: number, rawBody: string): string {
+export function standardWebhookSignature(secret: string, id: string, timestamp: number, rawBody: string | Buffer): string {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${rawBody}`).digest('base64')}`;
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.`).update(rawBody).digest('base64')}`;
 }

@@ -19,12 +19,11 @@ export function cleanRequestText(value: unknown, stripNul: boolean): { value: un
     return stripNul ? wellFormed.replaceAll('\u0000', '') : wellFormed;
   };
   let nulAt: string | null = null;
-  const note = (path: string, s: string) => {
-    if (nulAt === null && s.includes('\u0000')) nulAt = path;
-  };
+  // Most text has no NUL: the path is only spelled out for the first one found (no string per field).
+  const hasNul = (s: string) => nulAt === null && s.includes('\u0000');
   if (typeof value === 'string') {
     const fixed = fix(value);
-    note('', fixed);
+    if (hasNul(fixed)) nulAt = '';
     return { value: fixed, nulAt };
   }
   const stack: [unknown, string][] = [[value, '']];
@@ -33,11 +32,12 @@ export function cleanRequestText(value: unknown, stripNul: boolean): { value: un
     const at = (key: string) => (path ? `${path}.${key}` : key);
     if (v instanceof URLSearchParams) {
       // Form fields are well-formed already (USVString); only NUL can be in them.
-      for (const [key, text] of v) note(at(key.replaceAll('\u0000', '')), key + text);
+      for (const [key, text] of v) if (hasNul(key + text)) nulAt = at(key.replaceAll('\u0000', ''));
     } else if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) {
-        if (typeof v[i] === 'string') note(at(String(i)), (v[i] = fix(v[i])));
-        else stack.push([v[i], at(String(i))]);
+        if (typeof v[i] === 'string') {
+          if (hasNul((v[i] = fix(v[i])))) nulAt = at(String(i));
+        } else if (v[i] !== null && typeof v[i] === 'object') stack.push([v[i], at(String(i))]);
       }
     } else if (v !== null && typeof v === 'object') {
       const record = v as Record<string, unknown>;
@@ -49,9 +49,10 @@ export function cleanRequestText(value: unknown, stripNul: boolean): { value: un
           delete record[key];
           Object.defineProperty(record, fixedKey, { value: item, enumerable: true, writable: true, configurable: true });
         } else record[key] = item;
-        note(at(fixedKey.replaceAll('\u0000', '')), fixedKey);
-        if (typeof item === 'string') note(at(fixedKey), item);
-        else stack.push([item, at(fixedKey)]);
+        if (hasNul(fixedKey)) nulAt = at(fixedKey.replaceAll('\u0000', ''));
+        if (typeof item === 'string') {
+          if (hasNul(item)) nulAt = at(fixedKey);
+        } else if (item !== null && typeof item === 'object') stack.push([item, at(fixedKey)]);
       }
     }
   }

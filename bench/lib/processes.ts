@@ -1,6 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { delimiter, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stopChild } from '../../temporal/dev-server.js';
 import { onCleanup, trackChild } from './cleanup.js';
@@ -18,8 +18,36 @@ export interface RunningProcess {
 
 /** Starts `node --import tsx <script>` from the repository root, output in .data/bench-logs/<name>.log; stopped at cleanup. */
 export function spawnTs(name: string, script: string, env: Record<string, string>, nodeArgs: string[] = []): RunningProcess {
+  return spawnNode(name, [...nodeArgs, '--import', 'tsx', resolve(repoRoot, script)], env);
+}
+
+/**
+ * The node arguments of one of package.json's production start scripts (`start:api`, `start:worker`:
+ * `node [flags] dist/…`), so the bench runs the service exactly as `npm run start:api` does.
+ */
+export function startScriptArgs(script: 'start:api' | 'start:worker'): string[] {
+  const scripts = (JSON.parse(readFileSync(resolve(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const [command, ...args] = (scripts[script] ?? '').split(/\s+/).filter(Boolean);
+  if (command !== 'node' || args.length === 0)
+    throw new Error(`package.json's ${script} is not "node [flags] <script>": ${scripts[script]}`);
+  return args;
+}
+
+/** Runs `npm run build` (tsc and the workflow bundle into dist/), as production does before starting; output in .data/bench-logs/build.log. */
+export function buildService(): void {
   mkdirSync(logDir, { recursive: true });
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', resolve(repoRoot, script)], {
+  // This Node first on PATH: the build's tsx step must not run on an older node found there.
+  const path = `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`;
+  const result = spawnSync('npm', ['run', 'build'], { cwd: repoRoot, env: { ...process.env, PATH: path }, encoding: 'utf8' });
+  writeFileSync(resolve(logDir, 'build.log'), `${result.stdout ?? ''}${result.stderr ?? ''}`);
+  if (result.status !== 0)
+    throw new Error(`npm run build failed (${result.error?.message ?? `exit ${result.status}`}); see .data/bench-logs/build.log`);
+}
+
+/** Starts `node <args>` from the repository root, output in .data/bench-logs/<name>.log; stopped at cleanup. */
+export function spawnNode(name: string, args: string[], env: Record<string, string>): RunningProcess {
+  mkdirSync(logDir, { recursive: true });
+  const child = spawn(process.execPath, args, {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,7 +7,8 @@ import { checkTarget, systemResolver, type Resolver } from './target.js';
 export interface OutboundPost {
   url: string;
   headers: Record<string, string>;
-  body: string;
+  /** Sent as it is; a Buffer is not copied again on its way to the socket. */
+  body: string | Buffer;
   timeoutMs: number;
   policy: TargetPolicy;
   resolve?: Resolver;

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, it, expect } from 'vitest';
 import { cleanMultiline, cleanText } from '../../domain/text.js';
 
@@ -43,6 +44,18 @@ describe('single-line whitespace', () => {
 
   it('removes control characters PostgreSQL cannot store', () => {
     expect(cleanText('ab\u0000c\u0007d')).toBe('abcd');
+  });
+
+  it('text already tidy (single spaces) comes out as it went in, and any other whitespace collapses as before', () => {
+    // Text without markup or controls: the result is exactly the plain collapse-and-trim.
+    const whitespace = [' ', ' ', ' ', '\t', '\n', '\r', '\u00a0', '\u3000', '\u2009', '\ufeff', '\u205f'];
+    const text = fc
+      .array(fc.oneof(fc.constantFrom(...whitespace), fc.constantFrom('a', 'é', '東', '👩', ',')), { maxLength: 40 })
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(text, (s) => cleanText(s) === (s.replace(/\s+/g, ' ').trim() || null)),
+      { numRuns: 2000 },
+    );
   });
 });
 

@@ -83,6 +83,29 @@ describe('signed one-shot delivery to a real receiver', () => {
     await receiver.close();
   });
 
+  it('a body with multi-byte text arrives whole: its Content-Length, both signatures and its order are those of its bytes', async () => {
+    const receiver = await startReceiver();
+    const s = await storeWithWebhooks();
+    const { secret } = (await register(s, receiver.url())).json();
+    const text = 'Zoë · 東京 · 👩‍👩‍👧 · "quoted" \\ back';
+    const res = await order(s, {
+      external_id: 'wh-utf8',
+      totals: { total: 9.5 },
+      note: text,
+      customer: { name: text },
+      items: [{ name: text, quantity: 1, unit_price: 9.5 }],
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    await eventually(() => receiver.received.length === 1, 20_000, 'delivery');
+    const hit = receiver.received[0]!;
+    expect(Number(hit.headers['content-length'])).toBe(Buffer.byteLength(hit.body));
+    expect(await verifyOctokit(secret, hit.body, hit.headers['x-service-signature'] as string)).toBe(true);
+    expect(() => new Webhook(secret).verify(hit.body, hit.headers as Record<string, string>)).not.toThrow();
+    expect(JSON.parse(hit.body).data.order).toEqual(res.json().order);
+    expect(JSON.parse(hit.body).data.order.note).toBe(text);
+    await receiver.close();
+  });
+
   it('sends only subscribed kinds, in the order the events happened', async () => {
     const receiver = await startReceiver();
     const s = await storeWithWebhooks();
