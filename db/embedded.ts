@@ -95,15 +95,15 @@ export async function startEmbeddedPostgres(
 /** A database named in a URL that does not exist and that its role may not create; the message is one line with the fix. */
 export class DatabaseMissingError extends Error {}
 
-/** Creates the database named in the URL when it does not exist yet (connecting to `postgres`, else `template1`, to do so). */
-export async function ensureDatabase(url: string): Promise<void> {
+/** Creates the database named in the URL when it does not exist yet (connecting to `postgres`, else `template1`, to do so); true when it made it. */
+export async function ensureDatabase(url: string): Promise<boolean> {
   const target = new URL(url);
   const name = decodeURIComponent(target.pathname.slice(1));
   const probe = new pg.Client({ connectionString: url, client_encoding: 'UTF8' });
   try {
     await probe.connect();
     await probe.end();
-    return;
+    return false;
   } catch (err) {
     await probe.end().catch(() => undefined);
     // Any other refusal (no server, wrong password) is the caller's to explain.
@@ -123,10 +123,11 @@ export async function ensureDatabase(url: string): Promise<void> {
     }
     try {
       const found = await client.query('select 1 from pg_database where datname = $1', [name]);
-      if (!found.rowCount) await client.query(`create database "${name.replaceAll('"', '""')}"`);
-      return;
+      if (found.rowCount) return false;
+      await client.query(`create database "${name.replaceAll('"', '""')}"`);
+      return true;
     } catch (err) {
-      if ((err as { code?: string }).code === '42P04') return; // created meanwhile by someone else
+      if ((err as { code?: string }).code === '42P04') return false; // created meanwhile by someone else
       if ((err as { code?: string }).code === '42501') {
         const role = decodeURIComponent(target.username) || 'this role';
         throw new DatabaseMissingError(

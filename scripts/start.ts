@@ -34,7 +34,7 @@ async function main() {
   } else {
     at.databaseUrl = databaseUrl;
     // A database that does not exist yet is created when the role may.
-    await ensureDatabase(databaseUrl);
+    if (await ensureDatabase(databaseUrl)) say(`created the database ${new URL(databaseUrl).pathname.slice(1)}`);
   }
 
   let temporalAddress = config.temporalAddress;
