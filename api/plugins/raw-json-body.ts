@@ -54,32 +54,57 @@ export class Turns {
   }
 }
 
+/** How long a body that was given its turn before it was read may take to arrive before it gives the turn back. */
+export const SLOW_BODY_MS = 2_000;
+
+const kEarlyTurn = Symbol('largeBodyEarlyTurn');
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The turn taken before the body was read, and the timer that gives it back if the body is slow to come. */
+    [kEarlyTurn]?: { leave: () => void; timer: NodeJS.Timeout; keeps: boolean };
+  }
+}
+
 /**
- * Parses JSON bodies with Fastify's safe parser (prototype poisoning refused). A large body waits,
- * received but unparsed, until fewer than LARGE_BODIES_AT_ONCE others are being handled, and keeps its
- * turn until its response is sent (or its client goes away): the memory that large bodies take at once
- * stays bounded whatever the number of connections, and a waiting request is only delayed, never refused.
+ * Parses JSON bodies with Fastify's safe parser (prototype poisoning refused). A large body waits its turn
+ * until fewer than LARGE_BODIES_AT_ONCE others are being handled, and keeps it until its response is sent
+ * (or its client goes away): the memory that large bodies take at once stays bounded whatever the number of
+ * connections, and a waiting request is only delayed, never refused. A body whose Content-Length says it is
+ * large waits before it is read, so it stays in the socket (the client is slowed by TCP) instead of in our
+ * heap; a chunked one can only be measured once received, so it waits received but unparsed.
  */
 export const jsonBodyParser = fp(async (app: FastifyInstance) => {
   const turns = new Turns(LARGE_BODIES_AT_ONCE);
   app.decorate('largeBodyTurns', turns);
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  // The parser is given no reply: the response it must wait for is noted here, before the body is read.
+  const gone = () => Object.assign(new Error('the client went away before its body was parsed'), { statusCode: 400 });
+  // The turn is kept until the response's 'close', which comes once it is sent or the connection is gone.
+  const takeTurn = async (response: ServerResponse) => {
+    if (response.destroyed) throw gone();
+    const turn = turns.enter();
+    response.once('close', turn.leave);
+    if (!(await turn.given)) throw gone();
+    return turn.leave;
+  };
   app.addHook('preParsing', async (request, reply, payload) => {
     request[kResponse] = reply.raw;
+    const declared = Number(request.headers['content-length']);
+    // A body over the route's limit is refused unread (413) without waiting for a turn.
+    if (declared >= LARGE_BODY_BYTES && declared <= (request.routeOptions.bodyLimit ?? Infinity)) {
+      const leave = await takeTurn(reply.raw);
+      // A client that sends slowly must not sit on a turn: it gives it back and takes another once its body is in.
+      const early = { leave, keeps: true, timer: setTimeout(() => ((early.keeps = false), leave()), SLOW_BODY_MS) };
+      request[kEarlyTurn] = early;
+      reply.raw.once('close', () => clearTimeout(early.timer));
+    }
     return payload;
   });
-  const gone = () => Object.assign(new Error('the client went away before its body was parsed'), { statusCode: 400 });
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, async (request: FastifyRequest, body: Buffer) => {
     const response = request[kResponse];
-    if (body.length >= LARGE_BODY_BYTES && response) {
-      if (response.destroyed) throw gone();
-      const turn = turns.enter();
-      // 'close' comes once the response is sent or the connection is gone, whichever is first.
-      response.once('close', turn.leave);
-      if (!(await turn.given)) throw gone();
-    }
+    const early = request[kEarlyTurn];
+    if (early) clearTimeout(early.timer);
+    if (body.length >= LARGE_BODY_BYTES && response && !early?.keeps) await takeTurn(response);
     return new Promise((resolve, reject) => parse(request, body.toString('utf8'), (err, value) => (err ? reject(err) : resolve(value))));
   });
 });
