@@ -11,7 +11,7 @@ import { postgresBackends, processesMatching, type CpuGroups } from './cpu.js';
 import { freshDatabase } from './database.js';
 import { createBenchStore, seedOrders, type BenchStore } from './fixtures.js';
 import { waitForDrain, type Drain } from './settle.js';
-import { buildService, logDir, repoRoot, spawnNode, spawnTs, startScriptArgs, waitForHttp, type RunningProcess } from './processes.js';
+import { buildService, logDir, repoRoot, spawnNode, startScriptArgs, waitForHttp, type RunningProcess } from './processes.js';
 
 export interface BenchEnv {
   quick: boolean;
@@ -115,7 +115,8 @@ export async function setUp(opts: { quick: boolean; profile: boolean; log: (line
 
   const startBaseline = async (name: string, env: Record<string, string> = {}) => {
     const basePort = await freePort();
-    const proc = spawnTs(`baseline-${name}`, `bench/baselines/${name}.ts`, { ...env, PORT: String(basePort), DATABASE_URL: databaseUrl });
+    // Plain `node` (its own type stripping), not tsx: ours runs compiled, so neither side carries a loader.
+    const proc = spawnNode(`baseline-${name}`, [`bench/baselines/${name}.ts`], { ...env, PORT: String(basePort), DATABASE_URL: databaseUrl });
     const url = `http://127.0.0.1:${basePort}`;
     await waitForHttp(`${url}/healthz`, proc);
     return { url, process: proc };

@@ -16,11 +16,6 @@ export interface RunningProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `node --import tsx <script>` from the repository root, output in .data/bench-logs/<name>.log; stopped at cleanup. */
-export function spawnTs(name: string, script: string, env: Record<string, string>, nodeArgs: string[] = []): RunningProcess {
-  return spawnNode(name, [...nodeArgs, '--import', 'tsx', resolve(repoRoot, script)], env);
-}
-
 /**
  * The node arguments of one of package.json's production start scripts (`start:api`, `start:worker`:
  * `node [flags] dist/…`), so the bench runs the service exactly as `npm run start:api` does.
