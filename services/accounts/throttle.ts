@@ -29,11 +29,11 @@ on conflict (bucket) do update set
 returning bucket, failures, ceil(extract(epoch from window_started_at + make_interval(secs => ?) - now()))::int as left`;
 
 /**
- * Counts one sign-in attempt in each bucket before the password is checked, atomically; returns the
- * seconds to wait when any bucket went past its limit (the password must then not be checked), else null.
+ * Counts one attempt (a sign-in, a sign-up) in each bucket before it is made, atomically; returns the
+ * seconds to wait when any bucket went past its limit (the attempt must then not be made), else null.
  * A successful sign-in gives its attempt back (forgiveSignIn), so only failures and refusals stay counted.
  */
-export async function reserveSignIn(em: EntityManager, buckets: ThrottleBucket[]): Promise<number | null> {
+export async function reserveAttempt(em: EntityManager, buckets: ThrottleBucket[]): Promise<number | null> {
   const w = THROTTLE.windowSeconds;
   await sweep(em);
   const rows = await em.execute<{ bucket: string; failures: number; left: number }[]>(RESERVE, [
@@ -53,17 +53,6 @@ export async function forgiveSignIn(em: EntityManager, buckets: ThrottleBucket[]
   await em.execute(`delete from sign_in_throttle where bucket = ?`, [pair.bucket]);
 }
 
-/** Seconds until the attempt may be made again when any bucket is full in its current window; null when allowed. */
-export async function throttledFor(em: EntityManager, buckets: ThrottleBucket[]): Promise<number | null> {
-  const rows = await em.execute<{ bucket: string; failures: number; left: number }[]>(
-    `select bucket, failures, ceil(extract(epoch from window_started_at + make_interval(secs => ?) - now()))::int as left
-     from sign_in_throttle where bucket in (${buckets.map(() => '?').join(', ')}) and window_started_at > now() - make_interval(secs => ?)`,
-    [THROTTLE.windowSeconds, ...buckets.map((b) => b.bucket), THROTTLE.windowSeconds],
-  );
-  const full = rows.filter((r) => r.failures >= buckets.find((b) => b.bucket === r.bucket)!.limit);
-  return full.length ? Math.max(1, ...full.map((r) => r.left)) : null;
-}
-
 // Finished windows are worth nothing; a few are swept with each count so the table stays small.
 const sweep = (em: EntityManager) =>
   em.execute(
@@ -71,16 +60,9 @@ const sweep = (em: EntityManager) =>
     [THROTTLE.windowSeconds],
   );
 
-/** Counts one sign-up in each bucket; a window older than 15 minutes starts over. Shared by every API process. */
-export async function recordAttempt(em: EntityManager, buckets: ThrottleBucket[]): Promise<void> {
-  await sweep(em);
-  for (const { bucket } of buckets) {
-    await em.execute(
-      `insert into sign_in_throttle (bucket, failures, window_started_at) values (?, 1, now())
-       on conflict (bucket) do update set
-         failures = case when sign_in_throttle.window_started_at > now() - make_interval(secs => ?) then sign_in_throttle.failures + 1 else 1 end,
-         window_started_at = case when sign_in_throttle.window_started_at > now() - make_interval(secs => ?) then sign_in_throttle.window_started_at else now() end`,
-      [bucket, THROTTLE.windowSeconds, THROTTLE.windowSeconds],
-    );
-  }
+/** Gives back an attempt counted by reserveAttempt that turned out not to count (a sign-up refused for its form). */
+export async function giveBackAttempt(em: EntityManager, buckets: ThrottleBucket[]): Promise<void> {
+  await em.execute(`update sign_in_throttle set failures = greatest(failures - 1, 0) where bucket in (select unnest(?::text[]))`, [
+    textArray(buckets.map((b) => b.bucket)),
+  ]);
 }

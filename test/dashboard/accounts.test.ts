@@ -285,3 +285,35 @@ describe('the sign-in throttle', () => {
     }
   });
 });
+
+describe('the sign-up throttle', () => {
+  const bucketOf = (c: PageClient) => `signup-ip:${c.ip}`;
+  const seed = (c: PageClient, count: number) =>
+    db().execute(`insert into sign_in_throttle (bucket, failures, window_started_at) values (?, ?, now())`, [bucketOf(c), count]);
+  const signUp = (c: PageClient, csrf: string, email = newEmail()) =>
+    c.post('/dashboard/sign-up', { email, password: PASSWORD, _csrf: csrf });
+
+  it('a burst of sign-ups from one client is cut at its limit of 30 exactly (counted before the account is made)', async () => {
+    const c = new PageClient(t);
+    const csrf = csrfOf((await c.get('/dashboard/sign-up')).body)!;
+    // 25 already made this window (each real one costs a scrypt hash), then 10 at the same moment.
+    await seed(c, 25);
+    const burst = await Promise.all(Array.from({ length: 10 }, () => signUp(c, csrf)));
+    const counts = burst.reduce<Record<number, number>>((m, r) => ({ ...m, [r.statusCode]: (m[r.statusCode] ?? 0) + 1 }), {});
+    expect(counts).toEqual({ 303: 5, 429: 5 });
+    const refused = burst.find((r) => r.statusCode === 429)!;
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(800);
+    expect(refused.body).toContain('Too many accounts were created from your network');
+  });
+
+  it('a sign-up refused for its form gives its count back', async () => {
+    const c = new PageClient(t);
+    const csrf = csrfOf((await c.get('/dashboard/sign-up')).body)!;
+    await seed(c, 29);
+    expect((await c.post('/dashboard/sign-up', { email: 'not-an-email', password: PASSWORD, _csrf: csrf })).statusCode).toBe(400);
+    expect((await signUp(c, csrf)).statusCode).toBe(303);
+    const next = new PageClient(t, c.ip);
+    const nextCsrf = csrfOf((await next.get('/dashboard/sign-up')).body)!;
+    expect((await signUp(next, nextCsrf)).statusCode).toBe(429);
+  });
+});

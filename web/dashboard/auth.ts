@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MIN_PASSWORD_LENGTH } from '../../domain/password.js';
 import { ApiError } from '../../contract/errors.js';
 import { checkCredentials, normalizeEmail, signUp, type Owner } from '../../services/accounts/owners.js';
-import { forgiveSignIn, recordAttempt, reserveSignIn, signInBuckets, THROTTLE, throttledFor } from '../../services/accounts/throttle.js';
+import { forgiveSignIn, giveBackAttempt, reserveAttempt, signInBuckets, THROTTLE } from '../../services/accounts/throttle.js';
 import { html, type SafeHtml } from '../html.js';
 import { formOf } from './guard.js';
 import { flash, sendPage } from './render.js';
@@ -77,7 +77,7 @@ export async function authPages(app: FastifyInstance) {
     const email = normalizeEmail(form.get('email') ?? '');
     const buckets = signInBuckets(email, request.ip);
     // Counted before the password is checked, in one statement: a burst cannot slip past the limits.
-    const wait = await reserveSignIn(em(), buckets);
+    const wait = await reserveAttempt(em(), buckets);
     if (wait !== null) {
       reply.header('retry-after', String(wait));
       return signInPage(request, reply, next, {
@@ -98,7 +98,8 @@ export async function authPages(app: FastifyInstance) {
     const next = safeNext(form.get('next'));
     const email = form.get('email') ?? '';
     const bucket = [{ bucket: `signup-ip:${clientKey(request.ip)}`, limit: THROTTLE.signUpsPerIp }];
-    const wait = await throttledFor(em(), bucket);
+    // Counted before the account is made, in one statement: a burst is cut exactly at the limit.
+    const wait = await reserveAttempt(em(), bucket);
     if (wait !== null) {
       reply.header('retry-after', String(wait));
       return signUpPage(request, reply, next, {
@@ -113,9 +114,9 @@ export async function authPages(app: FastifyInstance) {
     } catch (err) {
       // A bad email, a weak password, a taken address: the form again, with the reason.
       if (!(err instanceof ApiError)) throw err;
+      await giveBackAttempt(em(), bucket);
       return signUpPage(request, reply, next, { status: 400, email, error: err.message });
     }
-    await recordAttempt(em(), bucket);
     await startSession(request, reply, owner.id);
     return reply.redirect(next, 303);
   });
