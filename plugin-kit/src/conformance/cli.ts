@@ -1,12 +1,16 @@
 import { parseArgs } from 'node:util';
 import { runConformance, type RuleResult } from './rules.js';
+import { startServiceStandIn } from './service-stand-in.js';
 
-const USAGE = `usage: store-commerce-conformance --push-url URL --secret SECRET [--return-url URL] [--external-id ID] [--timeout-ms N] [--json]
+const USAGE = `usage: store-commerce-conformance --push-url URL --secret SECRET [--return-url URL [--service-port PORT]]
+                                  [--external-id ID] [--timeout-ms N] [--json]
 
 Acts as the service against a plugin under test: sends signed, stale, forged, tampered and duplicate pushes
 to its push URL (and forged returns to its connect return URL) and reports pass/fail per protocol rule.
 The plugin under test must hold SECRET as its webhook_secret and have an order with external_id ID
-(default conformance-order); the checks change that order's status and tracking. Exit code 1 on any failure.`;
+(default conformance-order); the checks change that order's status and tracking. With --service-port, a stand-in
+for the service's POST /api/v1/connect/exchange listens on 127.0.0.1:PORT (configure the plugin's service URL
+as http://127.0.0.1:PORT) and a forged connect return must never reach it. Exit code 1 on any failure.`;
 
 const MARK = { pass: 'PASS', fail: 'FAIL', 'not checkable': 'N/C ' } as const;
 
@@ -22,6 +26,7 @@ export async function main(argv: string[], out: (line: string) => void = console
         'return-url': { type: 'string' },
         'external-id': { type: 'string', default: 'conformance-order' },
         'timeout-ms': { type: 'string', default: '8000' },
+        'service-port': { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
@@ -39,17 +44,36 @@ export async function main(argv: string[], out: (line: string) => void = console
     out(`--return-url is not an http(s) URL\n${USAGE}`);
     return 2;
   }
+  const port = values['service-port'] === undefined ? undefined : Number(values['service-port']);
+  if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) {
+    out(`--service-port is not a port number\n${USAGE}`);
+    return 2;
+  }
+  const standIn = port === undefined ? undefined : await startServiceStandIn(port);
   const results = await runConformance({
     pushUrl: values['push-url'],
     secret: values.secret,
     externalId: values['external-id'],
     timeoutMs,
     ...(values['return-url'] ? { returnUrl: values['return-url'] } : {}),
-  });
+    ...(standIn ? { standIn } : {}),
+  }).finally(() => standIn?.close());
   const count = (o: RuleResult['outcome']) => results.filter((r) => r.outcome === o).length;
   const summary = { passed: count('pass'), failed: count('fail'), not_checkable: count('not checkable') };
   if (values.json)
-    out(JSON.stringify({ push_url: values['push-url'], return_url: values['return-url'] ?? null, ...summary, results }, null, 2));
+    out(
+      JSON.stringify(
+        {
+          push_url: values['push-url'],
+          return_url: values['return-url'] ?? null,
+          service_stand_in: standIn?.url ?? null,
+          ...summary,
+          results,
+        },
+        null,
+        2,
+      ),
+    );
   else {
     const width = Math.max(...results.map((r) => r.rule.length));
     for (const r of results)

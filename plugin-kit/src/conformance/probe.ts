@@ -61,9 +61,9 @@ export function readReply(answer: Answer): { applied: string[]; failed: { id: st
 }
 
 /** Why an answer is not a refusal (a 4xx), or null when it is one. */
-export function notRefused(answer: Answer): string | null {
+export function notRefused(answer: Answer, on5xx = 'a 5xx looks like a crash'): string | null {
   if (answer.status >= 400 && answer.status <= 499) return null;
   if (answer.status === 0) return `no answer (${answer.error}); a refusal is a 4xx`;
   if (answer.status < 400) return `answered ${answer.status}: accepted instead of refused`;
-  return `answered ${answer.status}: a refusal is a 4xx (a 5xx looks like a crash)`;
+  return `answered ${answer.status}: a refusal is a 4xx (${on5xx})`;
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { PUSH_REPLY_TIMEOUT_MS, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../protocol.js';
 import { signPush } from '../signature.js';
 import { notRefused, probe, readReply, sampleUpdate, type Answer } from './probe.js';
+import type { ServiceStandIn } from './service-stand-in.js';
 
 export interface ConformanceOptions {
   /** The push URL of the plugin under test. */
@@ -13,6 +14,8 @@ export interface ConformanceOptions {
   /** An order the shop under test has (updates for it must apply); the checks change its status and tracking. */
   externalId: string;
   timeoutMs?: number;
+  /** The plugin's service URL points here: then a connect return must also never reach the exchange. */
+  standIn?: ServiceStandIn;
 }
 
 export type Outcome = 'pass' | 'fail' | 'not checkable';
@@ -44,10 +47,12 @@ class Context {
     return this.send(body, signPush(this.opts.secret, body, this.now() + offsetSeconds));
   };
   /** Passes when the reply names `id` as applied and not failed. */
-  appliedOnly = (answer: Answer, id: string): string | null => {
+  appliedOnly = (answer: Answer, id: string, repeat = false): string | null => {
     const reply = readReply(answer);
     if ('bad' in reply) return reply.bad;
     const failed = reply.failed.find((f) => f.id === id);
+    if (failed && repeat)
+      return `reported failed (${failed.error}): the service pushes again when a reply was lost, so a repeat must be answered applied, changing nothing`;
     if (failed)
       return `reported failed (${failed.error}); does the shop under test have an order with external_id ${this.opts.externalId}? (--external-id)`;
     if (!reply.applied.includes(id)) return `the reply does not name the update in applied: ${answer.text.slice(0, 120)}`;
@@ -61,7 +66,15 @@ class Context {
     );
 }
 
-const refused = (answer: Promise<Answer>) => answer.then(notRefused);
+const refused = (answer: Promise<Answer>) => answer.then((a) => notRefused(a));
+/** A forged connect return is refused with a 4xx and, when the stand-in service watches, never exchanged. */
+const returnRefused = async (c: Context, query: Record<string, string>) => {
+  const why = notRefused(await c.returnProbe(query), 'a 5xx suggests the plugin went on to exchange the code, or crashed');
+  if (why) return why;
+  if (c.opts.standIn?.exchanges.includes(query.svc_code!))
+    return 'refused, but only after POST /connect/exchange with the code: check the state first';
+  return null;
+};
 const code = () => randomBytes(32).toString('base64url');
 const noReturnUrl = (o: ConformanceOptions) => (o.returnUrl ? null : 'no --return-url given');
 
@@ -82,7 +95,7 @@ export const RULES: Rule[] = [
       const u = c.update('conformance: duplicate push');
       const first = c.appliedOnly(await c.push([u]), u.id);
       if (first) return `the first push was not applied: ${first}`;
-      const second = c.appliedOnly(await c.push([u]), u.id);
+      const second = c.appliedOnly(await c.push([u]), u.id, true);
       return second && `the second push of the same update: ${second}`;
     },
   },
@@ -184,13 +197,13 @@ export const RULES: Rule[] = [
     rule: 'connect.unknown-state-refused',
     title: 'a connect return with a state the plugin never issued is refused with a 4xx (before any exchange)',
     notCheckable: noReturnUrl,
-    check: (c) => refused(c.returnProbe({ svc_code: code(), state: randomBytes(16).toString('hex') })),
+    check: (c) => returnRefused(c, { svc_code: code(), state: randomBytes(16).toString('hex') }),
   },
   {
     rule: 'connect.missing-state-refused',
     title: 'a connect return without a state is refused with a 4xx',
     notCheckable: noReturnUrl,
-    check: (c) => refused(c.returnProbe({ svc_code: code() })),
+    check: (c) => returnRefused(c, { svc_code: code() }),
   },
   {
     rule: 'pull.every-15-minutes',
