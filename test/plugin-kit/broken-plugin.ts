@@ -16,6 +16,8 @@ export interface Mistakes {
   trustsJson?: boolean;
   /** Answers {ok: true} instead of {applied, failed}. */
   wrongReply?: boolean;
+  /** Answers {applied} alone, without the failed list. */
+  omitsFailed?: boolean;
   /** Checks the signature only when the header is there. */
   signatureOptional?: boolean;
 }
@@ -66,7 +68,7 @@ export async function startBrokenPlugin(secret: string, mistakes: Mistakes, serv
             applied.push(u.id);
           }
         }
-        send(200, mistakes.wrongReply ? { ok: true } : { applied, failed });
+        send(200, mistakes.wrongReply ? { ok: true } : mistakes.omitsFailed ? { applied } : { applied, failed });
       })
       .catch(() => send(500, { error: 'crashed' }));
   });

@@ -118,6 +118,12 @@ describe('a broken plugin fails exactly the rules it breaks', () => {
     expect(results.find((r) => r.rule === 'push.valid')!.reason).toMatch(/not \{applied: \[ids\], failed: \[\{id, error\}\]\}/);
   });
 
+  it('a reply without its failed list fails the rules that read the reply', async () => {
+    const b = await broken({ omitsFailed: true });
+    const results = await runConformance({ pushUrl: b.pushUrl, secret: SECRET, returnUrl: b.returnUrl, externalId: 'conformance-order' });
+    expect(failing(results)).toEqual(['push.valid', 'push.duplicate', 'push.failed-reported', 'push.window-inside']);
+  });
+
   it('a state checked only after the exchange: refused with a 4xx, which only the service stand-in can tell apart', async () => {
     const standIn = await startServiceStandIn();
     cleanups.push(standIn.close);

@@ -52,8 +52,8 @@ export function readReply(answer: Answer): { applied: string[]; failed: { id: st
   if (answer.status < 200 || answer.status > 299) return { bad: `answered ${answer.status} ${answer.text.slice(0, 120)}`.trim() };
   const body = answer.json as { applied?: unknown; failed?: unknown } | undefined;
   if (typeof body !== 'object' || body === null) return { bad: `the reply is not JSON: ${answer.text.slice(0, 120)}` };
-  const applied = body.applied;
-  const failed = body.failed ?? [];
+  // The service tolerates a missing list, but the spec's reply has both: a plugin should not lean on the leniency.
+  const { applied, failed } = body;
   const failedOk = Array.isArray(failed) && failed.every((f) => typeof f?.id === 'string' && typeof f?.error === 'string');
   if (!Array.isArray(applied) || !applied.every((a) => typeof a === 'string') || !failedOk)
     return { bad: `the reply is not {applied: [ids], failed: [{id, error}]}: ${answer.text.slice(0, 120)}` };
