@@ -25,8 +25,9 @@ export interface PluginOptions {
   pullIntervalMs?: number;
 }
 
-/** The receiver's paths: the push_url sent in the heartbeat, and the admin page the connect flow returns to. */
+/** The receiver's paths: the push_url sent in the heartbeat, the admin button that starts connecting, and the page it returns to. */
 export const PUSH_PATH = '/service-push';
+export const START_PATH = '/connect-start';
 export const RETURN_PATH = '/connect-return';
 
 /**
@@ -83,17 +84,23 @@ export class ReferencePlugin {
   async listen(): Promise<string> {
     this.server = createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://plugin');
-      const reply: Promise<{ status: number; body: unknown }> =
+      const reply: Promise<{ status: number; body: unknown; location?: string }> =
         req.method === 'POST' && url.pathname === PUSH_PATH
           ? readRawBody(req).then((raw) => this.receivePush(req.headers, raw))
-          : req.method === 'GET' && url.pathname === RETURN_PATH
-            ? this.completeConnect(url.searchParams).then((r) =>
-                r.ok ? { status: 200, body: { connected: true } } : { status: 400, body: { error: r.error } },
-              )
-            : Promise.resolve({ status: 404, body: { error: 'not found' } });
+          : req.method === 'GET' && url.pathname === START_PATH
+            ? Promise.resolve({ status: 302, body: {}, location: this.connectUrl(`${this.options.siteUrl}${RETURN_PATH}`) })
+            : req.method === 'GET' && url.pathname === RETURN_PATH
+              ? this.completeConnect(url.searchParams).then((r) =>
+                  r.ok ? { status: 200, body: { connected: true } } : { status: 400, body: { error: r.error } },
+                )
+              : Promise.resolve({ status: 404, body: { error: 'not found' } });
       void reply
         .catch((err: Error) => ({ status: 500, body: { error: err.message } }))
-        .then((r) => res.writeHead(r.status, { 'content-type': 'application/json' }).end(JSON.stringify(r.body)));
+        .then((r) =>
+          res
+            .writeHead(r.status, { 'content-type': 'application/json', ...('location' in r && r.location ? { location: r.location } : {}) })
+            .end(JSON.stringify(r.body)),
+        );
     });
     await new Promise<void>((ready) => this.server!.listen(0, '127.0.0.1', ready));
     return `${this.origin()}${PUSH_PATH}`;
@@ -102,6 +109,11 @@ export class ReferencePlugin {
   /** The connect return URL on the running receiver (what a conformance check is pointed at). */
   returnUrl(): string {
     return `${this.origin()}${RETURN_PATH}`;
+  }
+
+  /** The URL on the running receiver that starts connecting: a redirect to the service's connect page. */
+  startUrl(): string {
+    return `${this.origin()}${START_PATH}`;
   }
 
   private origin() {

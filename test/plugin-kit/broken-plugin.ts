@@ -29,6 +29,18 @@ export async function startBrokenPlugin(secret: string, mistakes: Mistakes, serv
   const server = createServer((req, res) => {
     const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     const url = new URL(req.url ?? '/', 'http://plugin');
+    if (url.pathname === '/start') {
+      // Always the same state, and the return accepts it again and again.
+      const query = new URLSearchParams({
+        site_url: 'https://shop.example',
+        return_url: 'https://shop.example/return',
+        state: 'the-one-we-issued',
+        name: 'Broken',
+        currency: 'EUR',
+        v: '0.1',
+      });
+      return res.writeHead(302, { location: `${serviceUrl}/connect/platform_a?${query}` }).end();
+    }
     if (url.pathname === '/return') {
       const stateOk = url.searchParams.get('state') === 'the-one-we-issued';
       if (!mistakes.noStateCheck && !mistakes.stateCheckedLate && !stateOk) return send(400, { error: 'unknown state' });
@@ -77,6 +89,7 @@ export async function startBrokenPlugin(secret: string, mistakes: Mistakes, serv
   return {
     pushUrl: `${origin}/push`,
     returnUrl: `${origin}/return`,
+    connectUrl: `${origin}/start`,
     close: () => new Promise<void>((done) => (server.closeAllConnections(), server.close(() => done()))),
   };
 }

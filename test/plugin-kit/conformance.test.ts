@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -10,6 +11,13 @@ import { startBrokenPlugin, type Mistakes } from './broken-plugin.js';
 const SECRET = 'whsec_conformance_test_secret';
 const BIN = fileURLToPath(new URL('../../node_modules/.bin/store-commerce-conformance', import.meta.url));
 const NOT_CHECKABLE = ['push.constant-time', 'pull.every-15-minutes', 'heartbeat', 'no-echo'];
+const CONNECT_RULES = [
+  'connect.url',
+  'connect.state-random',
+  'connect.unknown-state-refused',
+  'connect.missing-state-refused',
+  'connect.state-single-use',
+];
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0)) await c();
@@ -31,7 +39,7 @@ async function referencePlugin(serviceUrl = 'http://127.0.0.1:9') {
   plugin.useCredentials('svc_unused_key', SECRET);
   const pushUrl = await plugin.listen();
   cleanups.push(() => plugin.stop());
-  return { shop, plugin, pushUrl, returnUrl: plugin.returnUrl() };
+  return { shop, plugin, pushUrl, returnUrl: plugin.returnUrl(), connectUrl: plugin.startUrl() };
 }
 
 async function broken(mistakes: Mistakes, serviceUrl?: string) {
@@ -40,14 +48,25 @@ async function broken(mistakes: Mistakes, serviceUrl?: string) {
   return b;
 }
 
+/** A loopback port free a moment ago (for the command's stand-in, which the plugin must know before it starts). */
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
 const failing = (results: RuleResult[]) => results.filter((r) => r.outcome === 'fail').map((r) => r.rule);
 const byOutcome = (results: RuleResult[], outcome: RuleResult['outcome']) =>
   results.filter((r) => r.outcome === outcome).map((r) => r.rule);
 
 describe('the reference plugin passes the conformance check', () => {
-  it('every checkable rule passes, each refused push changed nothing, and each update was applied once', async () => {
-    const { shop, pushUrl, returnUrl } = await referencePlugin();
-    const results = await runConformance({ pushUrl, secret: SECRET, returnUrl, externalId: 'conformance-order' });
+  it('every checkable rule passes, each refused push changed nothing, each update was applied once, one code exchanged', async () => {
+    const standIn = await startServiceStandIn();
+    cleanups.push(standIn.close);
+    const { shop, pushUrl, returnUrl, connectUrl } = await referencePlugin(standIn.url);
+    const results = await runConformance({ pushUrl, secret: SECRET, returnUrl, connectUrl, standIn, externalId: 'conformance-order' });
     expect(results.map((r) => r.rule)).toEqual(RULES.map((r) => r.rule));
     expect(failing(results), JSON.stringify(results, null, 2)).toEqual([]);
     expect(byOutcome(results, 'not checkable')).toEqual(NOT_CHECKABLE);
@@ -59,24 +78,21 @@ describe('the reference plugin passes the conformance check', () => {
       'conformance: batch, applies',
       'conformance: 4 minutes old',
     ]);
+    // Only the return with the plugin's own state reached the exchange; the forged ones and the reused state did not.
+    expect(standIn.exchanges).toHaveLength(1);
   });
 
-  it('with the service stand-in watching, a forged connect return never reaches the exchange', async () => {
-    const standIn = await startServiceStandIn();
-    cleanups.push(standIn.close);
-    const { pushUrl, returnUrl } = await referencePlugin(standIn.url);
-    const results = await runConformance({ pushUrl, secret: SECRET, returnUrl, externalId: 'conformance-order', standIn });
-    expect(failing(results)).toEqual([]);
-    expect(standIn.exchanges).toEqual([]);
-  });
-
-  it('without --return-url the connect rules are reported not checkable, not passed', async () => {
-    const { pushUrl } = await referencePlugin();
-    const results = await runConformance({ pushUrl, secret: SECRET, externalId: 'conformance-order' });
-    expect(failing(results)).toEqual([]);
-    expect(byOutcome(results, 'not checkable')).toEqual(
-      expect.arrayContaining(['connect.unknown-state-refused', 'connect.missing-state-refused']),
-    );
+  it('without --return-url, --connect-url or --service-port the connect rules are reported not checkable, not passed', async () => {
+    const { pushUrl, returnUrl } = await referencePlugin();
+    const pushOnly = await runConformance({ pushUrl, secret: SECRET, externalId: 'conformance-order' });
+    expect(failing(pushOnly)).toEqual([]);
+    expect(byOutcome(pushOnly, 'not checkable')).toEqual(expect.arrayContaining(CONNECT_RULES));
+    const withReturn = await runConformance({ pushUrl, secret: SECRET, returnUrl, externalId: 'conformance-order' });
+    expect(failing(withReturn)).toEqual([]);
+    expect(withReturn.find((r) => r.rule === 'connect.state-single-use')).toMatchObject({
+      outcome: 'not checkable',
+      reason: 'needs --connect-url and --service-port',
+    });
   });
 
   it('a plugin holding another secret fails the rules that need an accepted push, and only those', async () => {
@@ -124,6 +140,16 @@ describe('a broken plugin fails exactly the rules it breaks', () => {
     expect(failing(results)).toEqual(['push.valid', 'push.duplicate', 'push.failed-reported', 'push.window-inside']);
   });
 
+  it('one fixed state for every connect start, accepted again and again', async () => {
+    const standIn = await startServiceStandIn();
+    cleanups.push(standIn.close);
+    const b = await broken({}, standIn.url);
+    const results = await runConformance({ ...b, secret: SECRET, standIn, externalId: 'conformance-order' });
+    expect(failing(results)).toEqual(['connect.state-random', 'connect.state-single-use']);
+    expect(results.find((r) => r.rule === 'connect.state-random')!.reason).toMatch(/two starts carried the same state/);
+    expect(results.find((r) => r.rule === 'connect.state-single-use')!.reason).toMatch(/answered 502/);
+  });
+
   it('a state checked only after the exchange: refused with a 4xx, which only the service stand-in can tell apart', async () => {
     const standIn = await startServiceStandIn();
     cleanups.push(standIn.close);
@@ -144,12 +170,21 @@ describe('the store-commerce-conformance command', () => {
       (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }),
     );
 
-  it('--json prints one JSON document and exits 0 for the reference plugin', async () => {
-    const { pushUrl, returnUrl } = await referencePlugin();
-    const { code, stdout } = await run(['--push-url', pushUrl, '--secret', SECRET, '--return-url', returnUrl, '--json']);
+  it('--json prints one JSON document and exits 0 for the reference plugin, watched by the --service-port stand-in', async () => {
+    const port = await freePort();
+    const { pushUrl, returnUrl, connectUrl } = await referencePlugin(`http://127.0.0.1:${port}`);
+    const args = ['--push-url', pushUrl, '--secret', SECRET, '--return-url', returnUrl, '--connect-url', connectUrl];
+    const { code, stdout } = await run([...args, '--service-port', String(port), '--json']);
     expect(code, stdout).toBe(0);
     const doc = JSON.parse(stdout);
-    expect(doc).toMatchObject({ push_url: pushUrl, return_url: returnUrl, failed: 0, not_checkable: NOT_CHECKABLE.length });
+    expect(doc).toMatchObject({
+      push_url: pushUrl,
+      return_url: returnUrl,
+      connect_url: connectUrl,
+      service_stand_in: `http://127.0.0.1:${port}`,
+      failed: 0,
+      not_checkable: NOT_CHECKABLE.length,
+    });
     expect(doc.passed).toBe(RULES.length - NOT_CHECKABLE.length);
   });
 

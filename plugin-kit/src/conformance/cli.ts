@@ -2,11 +2,12 @@ import { parseArgs } from 'node:util';
 import { runConformance, type RuleResult } from './rules.js';
 import { startServiceStandIn } from './service-stand-in.js';
 
-const USAGE = `usage: store-commerce-conformance --push-url URL --secret SECRET [--return-url URL [--service-port PORT]]
-                                  [--external-id ID] [--timeout-ms N] [--json]
+const USAGE = `usage: store-commerce-conformance --push-url URL --secret SECRET [--return-url URL] [--connect-url URL]
+                                  [--service-port PORT] [--external-id ID] [--timeout-ms N] [--json]
 
 Acts as the service against a plugin under test: sends signed, stale, forged, tampered and duplicate pushes
-to its push URL (and forged returns to its connect return URL) and reports pass/fail per protocol rule.
+to its push URL (and forged returns to its connect return URL; --connect-url is where the plugin starts the connect
+flow by redirecting to the service's connect page) and reports pass/fail per protocol rule.
 The plugin under test must hold SECRET as its webhook_secret and have an order with external_id ID
 (default conformance-order); the checks change that order's status and tracking. With --service-port, a stand-in
 for the service's POST /api/v1/connect/exchange listens on 127.0.0.1:PORT (configure the plugin's service URL
@@ -24,6 +25,7 @@ export async function main(argv: string[], out: (line: string) => void = console
         'push-url': { type: 'string' },
         secret: { type: 'string' },
         'return-url': { type: 'string' },
+        'connect-url': { type: 'string' },
         'external-id': { type: 'string', default: 'conformance-order' },
         'timeout-ms': { type: 'string', default: '8000' },
         'service-port': { type: 'string' },
@@ -40,10 +42,11 @@ export async function main(argv: string[], out: (line: string) => void = console
     out(USAGE);
     return values.help ? 0 : 2;
   }
-  if (values['return-url'] && !validUrl(values['return-url'])) {
-    out(`--return-url is not an http(s) URL\n${USAGE}`);
-    return 2;
-  }
+  for (const option of ['return-url', 'connect-url'] as const)
+    if (values[option] && !validUrl(values[option])) {
+      out(`--${option} is not an http(s) URL\n${USAGE}`);
+      return 2;
+    }
   const port = values['service-port'] === undefined ? undefined : Number(values['service-port']);
   if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) {
     out(`--service-port is not a port number\n${USAGE}`);
@@ -56,6 +59,7 @@ export async function main(argv: string[], out: (line: string) => void = console
     externalId: values['external-id'],
     timeoutMs,
     ...(values['return-url'] ? { returnUrl: values['return-url'] } : {}),
+    ...(values['connect-url'] ? { connectUrl: values['connect-url'] } : {}),
     ...(standIn ? { standIn } : {}),
   }).finally(() => standIn?.close());
   const count = (o: RuleResult['outcome']) => results.filter((r) => r.outcome === o).length;
@@ -66,6 +70,7 @@ export async function main(argv: string[], out: (line: string) => void = console
         {
           push_url: values['push-url'],
           return_url: values['return-url'] ?? null,
+          connect_url: values['connect-url'] ?? null,
           service_stand_in: standIn?.url ?? null,
           ...summary,
           results,

@@ -6,6 +6,8 @@ export interface Answer {
   status: number;
   json: unknown;
   text: string;
+  /** The Location header of a redirect. */
+  location: string | null;
   error?: string;
 }
 
@@ -22,11 +24,11 @@ export async function probe(
     try {
       json = JSON.parse(text);
     } catch {}
-    return { status: res.status, json, text };
+    return { status: res.status, json, text, location: res.headers.get('location') };
   } catch (err) {
     const e = err as Error & { cause?: Error };
     const why = e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (e.cause?.message ?? e.message);
-    return { status: 0, json: undefined, text: '', error: why };
+    return { status: 0, json: undefined, text: '', location: null, error: why };
   }
 }
 
