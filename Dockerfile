@@ -2,6 +2,8 @@
 FROM node:24-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The workspace packages npm links (plugin-kit: for plugin authors, not run by the service).
+COPY plugin-kit/package.json plugin-kit/
 RUN npm install --no-audit --no-fund
 COPY . .
 ENV HOST=0.0.0.0 PORT=3000

@@ -53,4 +53,21 @@ export default tseslint.config(
     },
   },
   ...layerRules,
+  {
+    // The plugin kit is published to plugin authors: it stands alone, with no import from the service.
+    files: ['plugin-kit/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^(\\.\\./)+(${LAYERS.join('|')}|scripts|bench|test|examples)/`,
+              message: 'plugin-kit/ stands alone: no import from the service (plugin-kit/README.md).',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

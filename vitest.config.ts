@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-/** Pure rules: no database, no Temporal, no setup; they run in milliseconds. */
-const UNIT = ['test/domain/**/*.test.ts'];
+/** Pure rules and the plugin kit (loopback only): no database, no Temporal, no setup; they run in milliseconds. */
+const UNIT = ['test/domain/**/*.test.ts', 'test/plugin-kit/**/*.test.ts'];
 /** Headless Chromium against the real service. */
 const BROWSER = ['test/**/browser*.test.ts'];
 

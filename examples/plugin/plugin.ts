@@ -1,35 +1,46 @@
-import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { ServiceClient } from './client.js';
-import type { InMemoryShop, Update } from './shop.js';
-import { verifyPush } from './signature.js';
-
-/** How long a connect state is kept (spec: 15 minutes). */
-export const STATE_TTL_MS = 15 * 60 * 1000;
-/** How often the plugin pulls when pushes do not arrive (spec: every 15 minutes). */
-export const PULL_INTERVAL_MS = 15 * 60 * 1000;
+import {
+  applyUpdates,
+  ConnectStates,
+  connectUrl,
+  handlePush,
+  readConnectReturn,
+  readRawBody,
+  pullOnce,
+  ServiceClient,
+  startPulling,
+  type IncomingHeaders,
+  type Platform,
+  type PushReply,
+} from '@store-commerce/plugin-kit';
+import type { InMemoryShop } from './shop.js';
 
 export interface PluginOptions {
   /** The service's public origin (PUBLIC_URL). */
   serviceUrl: string;
-  platform: 'platform_a' | 'platform_b';
+  platform: Platform;
   siteUrl: string;
   shop: InMemoryShop;
   pluginVersion?: string;
   pullIntervalMs?: number;
 }
 
+/** The receiver's paths: the push_url sent in the heartbeat, the admin button that starts connecting, and the page it returns to. */
+export const PUSH_PATH = '/service-push';
+export const START_PATH = '/connect-start';
+export const RETURN_PATH = '/connect-return';
+
 /**
- * A reference plugin, as a platform_a or platform_b plugin author would write it: the connect flow with
- * a state kept 15 minutes, the exchange, the heartbeat, a push receiver that verifies and applies updates
- * once, and a pull every 15 minutes as a fallback.
+ * A reference plugin, as a platform_a or platform_b plugin author would write it with plugin-kit: the
+ * connect flow with a state kept 15 minutes, the exchange, the heartbeat, a push receiver that verifies
+ * and applies updates once, and a pull every 15 minutes as a fallback.
  */
 export class ReferencePlugin {
   readonly client: ServiceClient;
-  private readonly states = new Map<string, number>();
+  private readonly states = new ConnectStates();
   private secret: string | undefined;
   private server: Server | undefined;
-  private pullTimer: NodeJS.Timeout | undefined;
+  private stopPulling: (() => void) | undefined;
   /** Pushes received, for whoever wants to watch (tests). */
   readonly pushes: { verified: boolean; reason?: string; updates: number }[] = [];
   /** Answer pushes with this status instead (to play a shop that is down). */
@@ -41,28 +52,23 @@ export class ReferencePlugin {
 
   /** Step 1: where to send the admin's browser; the state is remembered for 15 minutes. */
   connectUrl(returnUrl: string): string {
-    const state = randomBytes(16).toString('hex');
-    this.states.set(state, Date.now() + STATE_TTL_MS);
-    const query = new URLSearchParams({
-      site_url: this.options.siteUrl,
-      return_url: returnUrl,
-      state,
+    return connectUrl({
+      serviceUrl: this.options.serviceUrl,
+      platform: this.options.platform,
+      siteUrl: this.options.siteUrl,
+      returnUrl,
+      state: this.states.issue(),
       name: 'Reference shop',
       currency: 'USD',
-      v: this.options.pluginVersion ?? '1.0.0',
+      pluginVersion: this.options.pluginVersion ?? '1.0.0',
     });
-    return `${this.options.serviceUrl}/connect/${this.options.platform}?${query}`;
   }
 
   /** Steps 3-4: the browser came back; check the state is ours and fresh, then exchange the code. */
   async completeConnect(query: URLSearchParams): Promise<{ ok: boolean; error?: string }> {
-    const state = query.get('state') ?? '';
-    const expires = this.states.get(state);
-    this.states.delete(state);
-    if (!expires || expires < Date.now()) return { ok: false, error: 'unknown or expired state' };
-    const code = query.get('svc_code');
-    if (!code) return { ok: false, error: query.get('svc_error') ?? 'no code' };
-    const result = await this.client.exchange(code, this.options.siteUrl);
+    const back = readConnectReturn(query, this.states);
+    if (!back.ok) return back;
+    const result = await this.client.exchange(back.code, this.options.siteUrl);
     if (result.status !== 200) return { ok: false, error: `exchange answered ${result.status}` };
     this.useCredentials(result.body.api_key, result.body.webhook_secret);
     return { ok: true };
@@ -74,18 +80,44 @@ export class ReferencePlugin {
     this.secret = webhookSecret;
   }
 
-  /** Starts the push receiver on loopback and returns its URL (the push_url sent in the heartbeat). */
+  /** Starts the push receiver (and the connect return page) on loopback and returns the push URL. */
   async listen(): Promise<string> {
     this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const reply = this.receivePush(req.headers, Buffer.concat(chunks).toString('utf8'));
-        res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify(reply.body));
-      });
+      const url = new URL(req.url ?? '/', 'http://plugin');
+      const reply: Promise<{ status: number; body: unknown; location?: string }> =
+        req.method === 'POST' && url.pathname === PUSH_PATH
+          ? readRawBody(req).then((raw) => this.receivePush(req.headers, raw))
+          : req.method === 'GET' && url.pathname === START_PATH
+            ? Promise.resolve({ status: 302, body: {}, location: this.connectUrl(`${this.options.siteUrl}${RETURN_PATH}`) })
+            : req.method === 'GET' && url.pathname === RETURN_PATH
+              ? this.completeConnect(url.searchParams).then((r) =>
+                  r.ok ? { status: 200, body: { connected: true } } : { status: 400, body: { error: r.error } },
+                )
+              : Promise.resolve({ status: 404, body: { error: 'not found' } });
+      void reply
+        .catch((err: Error) => ({ status: 500, body: { error: err.message } }))
+        .then((r) =>
+          res
+            .writeHead(r.status, { 'content-type': 'application/json', ...('location' in r && r.location ? { location: r.location } : {}) })
+            .end(JSON.stringify(r.body)),
+        );
     });
     await new Promise<void>((ready) => this.server!.listen(0, '127.0.0.1', ready));
-    return `http://127.0.0.1:${(this.server.address() as { port: number }).port}/service-push`;
+    return `${this.origin()}${PUSH_PATH}`;
+  }
+
+  /** The connect return URL on the running receiver (what a conformance check is pointed at). */
+  returnUrl(): string {
+    return `${this.origin()}${RETURN_PATH}`;
+  }
+
+  /** The URL on the running receiver that starts connecting: a redirect to the service's connect page. */
+  startUrl(): string {
+    return `${this.origin()}${START_PATH}`;
+  }
+
+  private origin() {
+    return `http://127.0.0.1:${(this.server!.address() as { port: number }).port}`;
   }
 
   /** Step 5 and regular heartbeats. */
@@ -99,50 +131,32 @@ export class ReferencePlugin {
   }
 
   /** Handles one push: verify, apply each update once, reply with applied and failed. */
-  receivePush(headers: Record<string, string | string[] | undefined>, rawBody: string): { status: number; body: unknown } {
+  async receivePush(headers: IncomingHeaders, rawBody: string): Promise<PushReply> {
     if (this.downWith) return { status: this.downWith, body: { error: 'shop is down' } };
-    const check = this.secret ? verifyPush(headers, rawBody, this.secret) : { ok: false as const, reason: 'not connected' };
-    if (!check.ok) {
-      this.pushes.push({ verified: false, reason: check.reason, updates: 0 });
-      return { status: 401, body: { error: check.reason } };
-    }
-    const { updates } = JSON.parse(rawBody) as { updates: Update[] };
-    this.pushes.push({ verified: true, updates: updates.length });
-    return { status: 200, body: this.applyAll(updates) };
+    const reply = await handlePush(headers, rawBody, { secret: () => this.secret, apply: (updates) => this.applyAll(updates) });
+    const body = reply.body;
+    if ('error' in body) this.pushes.push({ verified: reply.status !== 401, reason: body.error, updates: 0 });
+    else this.pushes.push({ verified: true, updates: body.applied.length + body.failed.length });
+    return reply;
   }
 
-  /** Applies updates once each (idempotent) and says which were applied and which failed. */
-  applyAll(updates: Update[]) {
-    const applied: string[] = [];
-    const failed: { id: string; error: string }[] = [];
-    for (const update of updates) {
-      try {
-        this.options.shop.apply(update);
-        applied.push(update.id);
-      } catch (err) {
-        failed.push({ id: update.id, error: (err as Error).message });
-      }
-    }
-    return { applied, failed };
+  /** Applies updates once each (the shop's ledger remembers ids) and says which were applied and which failed. */
+  applyAll(updates: unknown[]) {
+    return applyUpdates(updates, this.options.shop.appliedUpdates, (update) => this.options.shop.apply(update));
   }
 
   /** The pull fallback: fetch waiting updates, apply them, acknowledge. */
-  async pullOnce(): Promise<number> {
-    const { status, body } = await this.client.pullUpdates();
-    if (status !== 200) return 0;
-    const { applied, failed } = this.applyAll(body.updates);
-    if (applied.length + failed.length) await this.client.ack(applied, failed);
-    return body.updates.length;
+  pullOnce(): Promise<number> {
+    return pullOnce(this.client, (updates) => this.applyAll(updates));
   }
 
-  /** Pulls every PULL_INTERVAL_MS (15 minutes) until stopped. */
+  /** Pulls every pullIntervalMs (15 minutes by default) until stopped. */
   startPulling() {
-    this.pullTimer = setInterval(() => void this.pullOnce().catch(() => undefined), this.options.pullIntervalMs ?? PULL_INTERVAL_MS);
-    this.pullTimer.unref();
+    this.stopPulling = startPulling(() => this.pullOnce(), this.options.pullIntervalMs);
   }
 
   async stop() {
-    clearInterval(this.pullTimer);
+    this.stopPulling?.();
     await new Promise<void>((done) => (this.server ? (this.server.closeAllConnections(), this.server.close(() => done())) : done()));
   }
 }

@@ -1,3 +1,7 @@
+import type { Update } from '@store-commerce/plugin-kit';
+
+export type { Update };
+
 /** What the plugin needs from the shop it lives in (platform_a or platform_b); here, an in-memory shop. */
 export interface ShopOrder {
   externalId: string;
@@ -8,25 +12,13 @@ export interface ShopOrder {
   notes: string[];
 }
 
-export interface Update {
-  id: string;
-  order_id: string;
-  external_id: string;
-  number: string | null;
-  status: 'shipped' | 'out_for_delivery' | 'completed' | null;
-  tracking: { number: string | null; courier: string | null; url: string | null };
-  tracking_page_url: string;
-  comment: string | null;
-  updated_at: string;
-}
-
 /**
  * A shop's orders. Changes the plugin applies from the service are marked as such, so the shop's own
  * "order changed" hook does not send them back as new order changes (no echo).
  */
 export class InMemoryShop {
   readonly orders = new Map<string, ShopOrder>();
-  /** Update ids applied once; applying the same update again changes nothing. */
+  /** Update ids applied, kept beside the orders (the plugin's ledger): applying the same update again changes nothing. */
   readonly appliedUpdates = new Set<string>();
   /** Order changes the shop would report to the service (merchant edits), not the service's own. */
   readonly outgoingChanges: string[] = [];
@@ -36,16 +28,14 @@ export class InMemoryShop {
     this.orders.set(order.externalId, order);
   }
 
-  /** Applies one update idempotently; throws when the order is unknown here. */
+  /** Applies one update to its order; throws when the order is unknown here. The ledger makes it once only. */
   apply(update: Update): void {
-    if (this.appliedUpdates.has(update.id)) return;
     const order = this.orders.get(update.external_id);
     if (!order) throw new Error(`no order ${update.external_id} in this shop`);
     if (update.status) order.status = update.status === 'completed' ? 'delivered' : update.status;
     order.tracking = { ...update.tracking };
     order.trackingPageUrl = update.tracking_page_url;
     if (update.comment) order.notes.push(update.comment);
-    this.appliedUpdates.add(update.id);
     this.applyCount++;
     // Deliberately no outgoingChanges.push(): this change came from the service.
   }

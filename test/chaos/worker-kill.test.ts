@@ -78,7 +78,7 @@ describe('the worker killed in the middle of pushes and deliveries', () => {
       // Slower than the webhooks, so the kill can land while a push is waiting for its reply.
       await sleep(PUSH_SLOW_MS);
       pushesInFlight--;
-      const reply = c.plugin.receivePush(req.headers, req.body);
+      const reply = await c.plugin.receivePush(req.headers, req.body);
       res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify(reply.body));
     });
     receivers.push(pushReceiver);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyPush } from '../../examples/plugin/signature.js';
+import { verifyPush } from '@store-commerce/plugin-kit';
 import { timestampedSignature } from '../../domain/webhook-signature.js';
 import { bearer, createListeningTestApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/receiver.js';

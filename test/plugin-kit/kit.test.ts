@@ -1,0 +1,167 @@
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import {
+  applyUpdates,
+  ConnectStates,
+  connectUrl,
+  handlePush,
+  pushSignature,
+  readConnectReturn,
+  signPush,
+  verifyPush,
+  type ApplyReport,
+  type Update,
+} from '@store-commerce/plugin-kit';
+import { timestampedSignature } from '../../domain/webhook-signature.js';
+
+const SECRET = 'whsec_test';
+const NOW = 1_800_000_000;
+const update = (id: string, externalId = 'E-1'): Update => ({
+  id,
+  order_id: `o-${id}`,
+  external_id: externalId,
+  number: null,
+  status: 'shipped',
+  tracking: { number: 'AWB', courier: null, url: null },
+  tracking_page_url: 'https://service.example/t/1',
+  comment: null,
+  updated_at: '2026-11-24T00:00:00Z',
+});
+
+describe('push signatures', () => {
+  it('sign the text timestamp + "." + raw body with HMAC-SHA256, as the service does', () => {
+    const body = JSON.stringify({ updates: [update('u1')] });
+    const expected = `sha256=${createHmac('sha256', SECRET).update(`${NOW}.${body}`).digest('hex')}`;
+    expect(pushSignature(SECRET, NOW, body)).toBe(expected);
+    // The service's own signer (domain/) agrees byte for byte; the kit does not import it.
+    expect(timestampedSignature(SECRET, NOW, body)).toBe(expected);
+  });
+
+  it('a push signed now verifies; 5 minutes either side is the edge of the window', () => {
+    const body = '{"updates":[]}';
+    expect(verifyPush(signPush(SECRET, body, NOW), body, SECRET, NOW)).toEqual({ ok: true });
+    expect(verifyPush(signPush(SECRET, body, NOW - 300), body, SECRET, NOW)).toEqual({ ok: true });
+    expect(verifyPush(signPush(SECRET, body, NOW + 300), body, SECRET, NOW)).toEqual({ ok: true });
+    expect(verifyPush(signPush(SECRET, body, NOW - 301), body, SECRET, NOW)).toMatchObject({ ok: false, reason: /5 minutes/ });
+    expect(verifyPush(signPush(SECRET, body, NOW + 301), body, SECRET, NOW)).toMatchObject({ ok: false, reason: /5 minutes/ });
+  });
+
+  it('refuses another secret, a changed body, a changed timestamp and missing or malformed headers', () => {
+    const body = '{"updates":[]}';
+    const good = signPush(SECRET, body, NOW);
+    expect(verifyPush(signPush('other', body, NOW), body, SECRET, NOW)).toMatchObject({ ok: false, reason: 'signature mismatch' });
+    expect(verifyPush(good, '{"updates": []}', SECRET, NOW)).toMatchObject({ ok: false, reason: 'signature mismatch' });
+    expect(verifyPush({ ...good, 'x-service-timestamp': String(NOW + 1) }, body, SECRET, NOW)).toMatchObject({ ok: false });
+    expect(verifyPush({ ...good, 'x-service-signature': undefined }, body, SECRET, NOW)).toMatchObject({ ok: false });
+    expect(verifyPush({ ...good, 'x-service-timestamp': undefined }, body, SECRET, NOW)).toMatchObject({ ok: false });
+    expect(verifyPush({ ...good, 'x-service-timestamp': '17e8' }, body, SECRET, NOW)).toMatchObject({ ok: false });
+    expect(verifyPush({ ...good, 'x-service-signature': 'sha256=00' }, body, SECRET, NOW)).toMatchObject({ ok: false });
+  });
+});
+
+describe('connect states and the connect URL', () => {
+  it('a state is random, usable once, and refused after 15 minutes', () => {
+    let now = 0;
+    const states = new ConnectStates(undefined, () => now);
+    const a = states.issue();
+    const b = states.issue();
+    expect(a).toMatch(/^[0-9a-f]{32}$/);
+    expect(a).not.toBe(b);
+    expect(states.consume(a)).toBe(true);
+    expect(states.consume(a)).toBe(false);
+    now = 15 * 60 * 1000 + 1;
+    expect(states.consume(b)).toBe(false);
+    expect(states.consume('')).toBe(false);
+    expect(states.consume(null)).toBe(false);
+  });
+
+  it('a return hands out the code only with a state of ours; a failure carries svc_error', () => {
+    const states = new ConnectStates();
+    const state = states.issue();
+    expect(readConnectReturn(new URLSearchParams({ svc_code: 'c', state: 'forged' }), states)).toEqual({
+      ok: false,
+      error: 'unknown or expired state',
+    });
+    expect(readConnectReturn(new URLSearchParams({ svc_code: 'c', state }), states)).toEqual({ ok: true, code: 'c' });
+    const other = states.issue();
+    expect(readConnectReturn(new URLSearchParams({ svc_error: 'access_denied', state: other }), states)).toEqual({
+      ok: false,
+      error: 'access_denied',
+    });
+  });
+
+  it('the connect URL carries the six query parameters and refuses a return_url on another host', () => {
+    const input = {
+      serviceUrl: 'https://service.example/',
+      platform: 'platform_a' as const,
+      siteUrl: 'https://shop.example',
+      returnUrl: 'https://shop.example/admin/connect',
+      state: 's1',
+      name: 'Shop',
+      currency: 'EUR',
+      pluginVersion: '2.0.0',
+    };
+    const url = new URL(connectUrl(input));
+    expect(url.origin + url.pathname).toBe('https://service.example/connect/platform_a');
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      site_url: 'https://shop.example',
+      return_url: 'https://shop.example/admin/connect',
+      state: 's1',
+      name: 'Shop',
+      currency: 'EUR',
+      v: '2.0.0',
+    });
+    expect(() => connectUrl({ ...input, returnUrl: 'https://evil.example/cb' })).toThrow(/same host/);
+  });
+});
+
+describe('applying updates', () => {
+  it('applies each update once, reports repeats as applied, failures with their error, and entries without external_id', async () => {
+    const ledger = new Set<string>();
+    const seen: string[] = [];
+    const applyOne = (u: Update) => {
+      if (u.external_id === 'missing') throw new Error('no such order');
+      seen.push(u.id);
+    };
+    const first = await applyUpdates([update('a'), update('b', 'missing'), { id: 'c' }, 'junk'], ledger, applyOne);
+    expect(first).toEqual({
+      applied: ['a'],
+      failed: [
+        { id: 'b', error: 'no such order' },
+        { id: 'c', error: 'not an update (external_id missing)' },
+      ],
+    });
+    expect(await applyUpdates([update('a'), update('d')], ledger, applyOne)).toEqual({ applied: ['a', 'd'], failed: [] });
+    expect(seen).toEqual(['a', 'd']);
+  });
+
+  it('a failed update is not remembered, so a later retry can apply it', async () => {
+    const ledger = new Set<string>();
+    let orderExists = false;
+    const applyOne = () => {
+      if (!orderExists) throw new Error('not yet');
+    };
+    expect((await applyUpdates([update('a')], ledger, applyOne)).failed).toHaveLength(1);
+    orderExists = true;
+    expect(await applyUpdates([update('a')], ledger, applyOne)).toEqual({ applied: ['a'], failed: [] });
+  });
+});
+
+describe('handling a push', () => {
+  const apply = async (updates: unknown[]): Promise<ApplyReport> => ({ applied: updates.map((u) => (u as Update).id), failed: [] });
+  const opts = { secret: () => SECRET, apply, now: () => NOW * 1000 };
+
+  it('answers 200 with {applied, failed} for a signed, fresh push', async () => {
+    const body = JSON.stringify({ updates: [update('a')] });
+    expect(await handlePush(signPush(SECRET, body, NOW), body, opts)).toEqual({ status: 200, body: { applied: ['a'], failed: [] } });
+  });
+
+  it('answers 401 to an unsigned, stale or not-yet-connected push, and 400 to a signed body that is not {updates}', async () => {
+    const body = JSON.stringify({ updates: [update('a')] });
+    expect((await handlePush({}, body, opts)).status).toBe(401);
+    expect((await handlePush(signPush(SECRET, body, NOW - 600), body, opts)).status).toBe(401);
+    expect((await handlePush(signPush(SECRET, body, NOW), body, { ...opts, secret: () => undefined })).status).toBe(401);
+    for (const bad of ['{"updates":', '{"orders":[]}', 'null'])
+      expect(await handlePush(signPush(SECRET, bad, NOW), bad, opts)).toMatchObject({ status: 400 });
+  });
+});
