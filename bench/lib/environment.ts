@@ -116,7 +116,11 @@ export async function setUp(opts: { quick: boolean; profile: boolean; log: (line
   const startBaseline = async (name: string, env: Record<string, string> = {}) => {
     const basePort = await freePort();
     // Plain `node` (its own type stripping), not tsx: ours runs compiled, so neither side carries a loader.
-    const proc = spawnNode(`baseline-${name}`, [`bench/baselines/${name}.ts`], { ...env, PORT: String(basePort), DATABASE_URL: databaseUrl });
+    const proc = spawnNode(`baseline-${name}`, [`bench/baselines/${name}.ts`], {
+      ...env,
+      PORT: String(basePort),
+      DATABASE_URL: databaseUrl,
+    });
     const url = `http://127.0.0.1:${basePort}`;
     await waitForHttp(`${url}/healthz`, proc);
     return { url, process: proc };
