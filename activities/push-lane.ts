@@ -47,6 +47,10 @@ export async function pushWhileBusy(deps: ActivityDeps, connectionId: string): P
     const o = await pushDueUpdates(em, connectionId, opts);
     total.sent += o.sent;
     total.acknowledged += o.acknowledged;
+    if (deps.metrics && o.sent > 0) {
+      deps.metrics.pushes.inc({ outcome: 'acknowledged' }, o.acknowledged);
+      deps.metrics.pushes.inc({ outcome: 'not_acknowledged' }, o.sent - o.acknowledged);
+    }
     return o;
   };
   // The workflow reads nextPushInMs and stopped of the last batch, and the run's totals.

@@ -17,7 +17,7 @@ import {
 import { workflowIds, type LaneAttempt, type LaneOutcome, type WebhookLaneActivities } from '../workflows/definitions.js';
 import type { ActivityDeps } from './deps.js';
 import { keepAliveAgents } from '../services/outbound/send.js';
-import { sendWebhook, webhookBody } from './webhook-send.js';
+import { countDelivery, sendWebhook, webhookBody } from './webhook-send.js';
 
 /** The tuning of a lane run; every figure is per store. */
 export const LANE = {
@@ -164,6 +164,7 @@ class LaneRun {
       const c = claimed.get(d.deliveryId);
       if (!c) {
         this.cancelled++;
+        countDelivery(this.deps.metrics, 'cancelled');
         this.queue.finished(d);
         continue;
       }
@@ -190,6 +191,7 @@ class LaneRun {
       event: `${c.eventType} ${c.eventId}`,
       result: result.ok ? `delivered (${result.status})` : `failed: ${result.error}`,
     });
+    countDelivery(this.deps.metrics, result.ok ? 'delivered' : 'failed', result.durationMs);
     this.unrecorded.push(result);
     this.queue.finished(d);
     this.scheduleFlush();

@@ -68,6 +68,8 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().min(1).default('.data'),
   TRUST_PROXY: trustProxy.default(false),
+  /** Where this process serves Prometheus text, on 127.0.0.1 only; unset, no metrics are kept at all. */
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   /** 32 bytes (64 hex characters or base64) that encrypt stored webhook and connection secrets. */
   SECRETS_KEY: z
     .string()
@@ -105,6 +107,8 @@ export interface Config {
   trustProxy: false | number | string[];
   /** Encrypts secrets at rest; required wherever secrets are stored or used (npm start makes one). */
   secretsKey: Buffer | undefined;
+  /** The loopback port of this process's /metrics page; undefined: no metrics. */
+  metricsPort: number | undefined;
 }
 
 /** Config with both backing services resolved (what the API and the worker run with). */
@@ -140,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: e.DATA_DIR,
     trustProxy: e.TRUST_PROXY,
     secretsKey: e.SECRETS_KEY ? decodeKey(e.SECRETS_KEY)! : undefined,
+    metricsPort: e.METRICS_PORT,
   };
 }
 
