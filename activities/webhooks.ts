@@ -1,4 +1,5 @@
 import { openSecret } from '../domain/secret-box.js';
+import { openingKeys } from '../config/env.js';
 import { claimDeliveries, recordDeliveryResults } from '../services/webhooks/lane.js';
 import type { PlannedDelivery, WebhookDeliveryActivities, WebhookDeliveryResult } from '../workflows/definitions.js';
 import type { ActivityDeps } from './deps.js';
@@ -15,7 +16,7 @@ export function webhookActivities(deps: ActivityDeps) {
         countDelivery(deps.metrics, 'cancelled');
         return { status: null, outcome: 'cancelled: the endpoint was deleted or the delivery was already attempted' };
       }
-      const secret = openSecret(deps.config.secretsKey, claimed.secretSealed);
+      const secret = openSecret(openingKeys(deps.config), claimed.secretSealed);
       const result = await sendWebhook(claimed, webhookBody(claimed, claimed.payload!), secret, deps);
       countDelivery(deps.metrics, result.ok ? 'delivered' : 'failed', result.durationMs);
       await recordDeliveryResults(em, [{ deliveryId: claimed.id, ...result }]);

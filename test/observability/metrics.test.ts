@@ -63,7 +63,10 @@ beforeAll(async () => {
     TEMPORAL_NAMESPACE: 'metrics-test',
     LOG_LEVEL: 'warn',
   };
-  run('temporal/worker-main.ts', { ...env, METRICS_PORT: String(ports.workerMetrics) }, 'metrics-worker.log');
+  // Mid-rotation of SECRETS_KEY: the API still seals with the suite's key, the worker already has a new one
+  // and opens the API's secrets with SECRETS_KEY_PREVIOUS (the delivery below proves it).
+  const rotated = { SECRETS_KEY: randomBytes(32).toString('hex'), SECRETS_KEY_PREVIOUS: inject('secretsKey') };
+  run('temporal/worker-main.ts', { ...env, ...rotated, METRICS_PORT: String(ports.workerMetrics) }, 'metrics-worker.log');
   run('api/server.ts', { ...env, PORT: String(ports.api), METRICS_PORT: String(ports.apiMetrics) }, 'metrics-api.log');
   await eventually(
     () =>
