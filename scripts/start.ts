@@ -93,8 +93,8 @@ async function main() {
   const demo = await seedDemoStore(orm.em.fork(), config.publicUrl);
   say(`API:           ${config.baseUrl}   (reference: ${config.publicUrl}/docs)`);
   if (uiUrl) say(`Temporal UI:   ${uiUrl}`);
-  if (metricsUrl) say(`Metrics:       ${metricsUrl}`);
   else say(`Temporal:      ${temporalAddress} (namespace ${config.temporalNamespace})`);
+  if (metricsUrl) say(`Metrics:       ${metricsUrl}`);
   if (demo) {
     say(`Demo store "${demo.store.name}" created. These keys are shown only now:`);
     say(`  secret key:      ${demo.secretKey}`);

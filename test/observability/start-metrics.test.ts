@@ -58,6 +58,7 @@ afterAll(async () => {
 describe('npm start with METRICS_PORT', () => {
   it('prints where the page is and serves the API, the worker and the Temporal SDK on it', async () => {
     expect(stdout).toContain(`Metrics:       http://127.0.0.1:${ports.metrics}/metrics`);
+    expect(stdout).toContain(`Temporal:      ${inject('temporalAddress')} (namespace metrics-test)`);
     const secret = /secret key:\s+(\S+)/.exec(stdout)![1]!;
     expect((await fetch(`http://127.0.0.1:${ports.api}/api/v1/me`, { headers: bearer(secret) })).status).toBe(200);
     // The worker's SDK exporter starts with its first poll: the page shows it once the worker runs.
