@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import { openingKeys } from '../config/env.js';
 import { holdLane, releaseLane } from '../db/lanes.js';
 import { pushDueUpdates } from '../services/connections/push.js';
 import { workflowIds, type PushOutcome } from '../workflows/definitions.js';
@@ -26,7 +27,7 @@ export async function pushWhileBusy(deps: ActivityDeps, connectionId: string): P
   const em = deps.orm.em.fork();
   const ctx = Context.current();
   const opts = {
-    secretsKey: deps.config.secretsKey,
+    secretsKey: openingKeys(deps.config),
     timeoutMs: deps.config.webhookTimeoutMs,
     policy: { allowLoopback: deps.config.allowLoopbackTargets },
     ...(deps.resolve ? { resolve: deps.resolve } : {}),
@@ -47,6 +48,10 @@ export async function pushWhileBusy(deps: ActivityDeps, connectionId: string): P
     const o = await pushDueUpdates(em, connectionId, opts);
     total.sent += o.sent;
     total.acknowledged += o.acknowledged;
+    if (deps.metrics && o.sent > 0) {
+      deps.metrics.pushes.inc({ outcome: 'acknowledged' }, o.acknowledged);
+      deps.metrics.pushes.inc({ outcome: 'not_acknowledged' }, o.sent - o.acknowledged);
+    }
     return o;
   };
   // The workflow reads nextPushInMs and stopped of the last batch, and the run's totals.

@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DeliveryQueue } from '../domain/delivery-queue.js';
 import { openSecret } from '../domain/secret-box.js';
+import { openingKeys } from '../config/env.js';
 import { holdLane, releaseLane } from '../db/lanes.js';
 import {
   claimDeliveries,
@@ -17,7 +18,7 @@ import {
 import { workflowIds, type LaneAttempt, type LaneOutcome, type WebhookLaneActivities } from '../workflows/definitions.js';
 import type { ActivityDeps } from './deps.js';
 import { keepAliveAgents } from '../services/outbound/send.js';
-import { sendWebhook, webhookBody } from './webhook-send.js';
+import { countDelivery, sendWebhook, webhookBody } from './webhook-send.js';
 
 /** The tuning of a lane run; every figure is per store. */
 export const LANE = {
@@ -59,6 +60,8 @@ export function webhookLaneActivities(deps: ActivityDeps) {
 class LaneRun {
   private readonly queue = new DeliveryQueue<LaneDelivery>(LANE.limits);
   private readonly secrets = new Map<string, string>();
+  /** The keys that open endpoints' signing secrets (SECRETS_KEY, then SECRETS_KEY_PREVIOUS during a rotation). */
+  private readonly openingKeys: Buffer[];
   private readonly attempts: LaneAttempt[] = [];
   private readonly unrecorded: AttemptResult[] = [];
   private cancelled = 0;
@@ -80,6 +83,7 @@ class LaneRun {
     private readonly origin: AttemptOrigin,
   ) {
     this.laneId = workflowIds.webhookLane(storeId);
+    this.openingKeys = openingKeys(deps.config);
   }
 
   async run(): Promise<LaneOutcome> {
@@ -164,6 +168,7 @@ class LaneRun {
       const c = claimed.get(d.deliveryId);
       if (!c) {
         this.cancelled++;
+        countDelivery(this.deps.metrics, 'cancelled');
         this.queue.finished(d);
         continue;
       }
@@ -176,7 +181,7 @@ class LaneRun {
   private async attempt(d: LaneDelivery, c: ClaimedDelivery, body: Buffer): Promise<void> {
     let result: AttemptResult;
     try {
-      const secret = this.secrets.get(c.secretSealed) ?? openSecret(this.deps.config.secretsKey, c.secretSealed);
+      const secret = this.secrets.get(c.secretSealed) ?? openSecret(this.openingKeys, c.secretSealed);
       this.secrets.set(c.secretSealed, secret);
       const r = await sendWebhook(c, body, secret, { ...this.deps, agents: this.agents });
       result = { deliveryId: c.id, ok: r.ok, status: r.status, error: r.error, durationMs: r.durationMs };
@@ -190,6 +195,7 @@ class LaneRun {
       event: `${c.eventType} ${c.eventId}`,
       result: result.ok ? `delivered (${result.status})` : `failed: ${result.error}`,
     });
+    countDelivery(this.deps.metrics, result.ok ? 'delivered' : 'failed', result.durationMs);
     this.unrecorded.push(result);
     this.queue.finished(d);
     this.scheduleFlush();

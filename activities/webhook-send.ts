@@ -1,4 +1,5 @@
 import type { ResolvedConfig } from '../config/env.js';
+import type { DeliveryOutcome, WorkerMetrics } from '../config/metrics.js';
 import { serviceSignature, standardWebhookSignature } from '../domain/webhook-signature.js';
 import { postOnce, USER_AGENT, type OutboundAgents, type OutboundResult } from '../services/outbound/send.js';
 import type { Resolver } from '../services/outbound/target.js';
@@ -17,6 +18,13 @@ export function webhookBody(event: { eventId: string; eventType: string; eventCr
   at += body.write(payload, at);
   body.write(close, at);
   return body;
+}
+
+/** Counts one delivery attempt (or one not attempted: cancelled) when metrics are kept. */
+export function countDelivery(metrics: WorkerMetrics | undefined, outcome: DeliveryOutcome, durationMs?: number): void {
+  if (!metrics) return;
+  metrics.deliveries.inc({ outcome });
+  if (durationMs !== undefined) metrics.deliveryDuration.observe({ outcome }, durationMs / 1000);
 }
 
 /**

@@ -1,8 +1,9 @@
 import { openSecret } from '../domain/secret-box.js';
+import { openingKeys } from '../config/env.js';
 import { claimDeliveries, recordDeliveryResults } from '../services/webhooks/lane.js';
 import type { PlannedDelivery, WebhookDeliveryActivities, WebhookDeliveryResult } from '../workflows/definitions.js';
 import type { ActivityDeps } from './deps.js';
-import { sendWebhook, webhookBody } from './webhook-send.js';
+import { countDelivery, sendWebhook, webhookBody } from './webhook-send.js';
 
 /** Activities of an operator's replay of one webhook delivery. */
 export function webhookActivities(deps: ActivityDeps) {
@@ -11,9 +12,13 @@ export function webhookActivities(deps: ActivityDeps) {
     async deliverWebhook(planned: PlannedDelivery): Promise<WebhookDeliveryResult> {
       const em = deps.orm.em.fork();
       const [claimed] = await claimDeliveries(em, [planned.deliveryId], null);
-      if (!claimed) return { status: null, outcome: 'cancelled: the endpoint was deleted or the delivery was already attempted' };
-      const secret = openSecret(deps.config.secretsKey, claimed.secretSealed);
+      if (!claimed) {
+        countDelivery(deps.metrics, 'cancelled');
+        return { status: null, outcome: 'cancelled: the endpoint was deleted or the delivery was already attempted' };
+      }
+      const secret = openSecret(openingKeys(deps.config), claimed.secretSealed);
       const result = await sendWebhook(claimed, webhookBody(claimed, claimed.payload!), secret, deps);
+      countDelivery(deps.metrics, result.ok ? 'delivered' : 'failed', result.durationMs);
       await recordDeliveryResults(em, [{ deliveryId: claimed.id, ...result }]);
       return { status: result.status, outcome: result.ok ? 'delivered' : `failed: ${result.error}` };
     },

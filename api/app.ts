@@ -26,6 +26,8 @@ import { webPages } from '../web/index.js';
 import { createLogger } from '../config/logger.js';
 import { systemResolver, type Resolver } from '../services/outbound/target.js';
 import { answerUnreadableRequest } from './unreadable-request.js';
+import type { ApiMetrics } from '../config/metrics.js';
+import { metricsPlugin } from './plugins/metrics.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -46,13 +48,15 @@ export interface AppDeps {
   logger?: Logger;
   /** DNS for outbound targets; the system's unless a test supplies one (tests must not query real DNS). */
   resolve?: Resolver;
+  /** Request counters and latency histograms (METRICS_PORT set); without them nothing is counted. */
+  metrics?: ApiMetrics;
 }
 
 /** Trusts the nearest `hops` addresses (the socket's peer is hop 0): the client is the entry the outermost trusted proxy added. */
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
 /** Composes the whole HTTP service; does not listen. */
-export async function buildApp({ config, orm, temporal, logger, resolve }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, orm, temporal, logger, resolve, metrics }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: (logger ?? createLogger(config.logLevel)) as FastifyBaseLogger,
     bodyLimit: 1_048_576,
@@ -78,6 +82,7 @@ export async function buildApp({ config, orm, temporal, logger, resolve }: AppDe
   app.decorate('resolve', resolve ?? systemResolver);
 
   app.addHook('onRequest', (_request, _reply, done) => RequestContext.create(orm.em, done));
+  if (metrics) await app.register(metricsPlugin, { metrics });
   await app.register(errorHandlerPlugin);
   await app.register(commonHeadersPlugin);
   await app.register(corsPlugin);

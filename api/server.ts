@@ -2,6 +2,8 @@
 import { loadConfig, requireResolved } from '../config/env.js';
 import { buildApp } from './app.js';
 import { createLogger } from '../config/logger.js';
+import { startMetricsPage } from '../config/metrics-page.js';
+import { apiMetrics, createMetricsRegistry } from '../config/metrics.js';
 import { migrate, openOrm } from '../db/orm.js';
 import { createTemporalClient } from '../temporal/client.js';
 
@@ -14,11 +16,15 @@ const temporal = createTemporalClient({
   namespace: config.temporalNamespace,
   taskQueue: config.taskQueue,
 });
-const app = await buildApp({ config, orm, temporal, logger: log });
+const registry = config.metricsPort ? createMetricsRegistry('api') : undefined;
+const app = await buildApp({ config, orm, temporal, logger: log, ...(registry ? { metrics: apiMetrics(registry) } : {}) });
 await app.listen({ port: config.port, host: config.host });
+const page = registry ? await startMetricsPage({ port: config.metricsPort!, registry }) : undefined;
+if (page) log.info({ metrics: `http://127.0.0.1:${page.port}/metrics` }, 'metrics page ready');
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
+    await page?.close();
     await app.close();
     await temporal.connection.close().catch(() => undefined);
     await orm.close();

@@ -68,8 +68,15 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().min(1).default('.data'),
   TRUST_PROXY: trustProxy.default(false),
+  /** Where this process serves Prometheus text, on 127.0.0.1 only; unset, no metrics are kept at all. */
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   /** 32 bytes (64 hex characters or base64) that encrypt stored webhook and connection secrets. */
   SECRETS_KEY: z
+    .string()
+    .refine((v) => decodeKey(v) !== null, 'must be 32 bytes as 64 hex characters or base64')
+    .optional(),
+  /** The key being rotated out: secrets it sealed still open until `secrets reseal` has moved them to SECRETS_KEY. */
+  SECRETS_KEY_PREVIOUS: z
     .string()
     .refine((v) => decodeKey(v) !== null, 'must be 32 bytes as 64 hex characters or base64')
     .optional(),
@@ -105,6 +112,10 @@ export interface Config {
   trustProxy: false | number | string[];
   /** Encrypts secrets at rest; required wherever secrets are stored or used (npm start makes one). */
   secretsKey: Buffer | undefined;
+  /** The key being rotated out (SECRETS_KEY_PREVIOUS): it still opens secrets, never seals one. */
+  secretsKeyPrevious: Buffer | undefined;
+  /** The loopback port of this process's /metrics page; undefined: no metrics. */
+  metricsPort: number | undefined;
 }
 
 /** Config with both backing services resolved (what the API and the worker run with). */
@@ -140,7 +151,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: e.DATA_DIR,
     trustProxy: e.TRUST_PROXY,
     secretsKey: e.SECRETS_KEY ? decodeKey(e.SECRETS_KEY)! : undefined,
+    secretsKeyPrevious: e.SECRETS_KEY_PREVIOUS ? decodeKey(e.SECRETS_KEY_PREVIOUS)! : undefined,
+    metricsPort: e.METRICS_PORT,
   };
+}
+
+/** The keys that open stored secrets, current first (openSecret); only the current one seals. */
+export function openingKeys(config: Pick<Config, 'secretsKey' | 'secretsKeyPrevious'>): Buffer[] {
+  return [config.secretsKey, config.secretsKeyPrevious].filter((k): k is Buffer => k !== undefined);
 }
 
 /** Narrows a config to one whose PostgreSQL and Temporal addresses are known. */

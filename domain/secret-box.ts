@@ -11,11 +11,27 @@ export function sealSecret(key: Buffer, plain: string): string {
   return [VERSION, iv, cipher.getAuthTag(), body].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
 }
 
-/** Decrypts what sealSecret made with the same key; throws when the key is wrong or the text was altered. */
-export function openSecret(key: Buffer, sealed: string): string {
+/**
+ * Decrypts what sealSecret made with the key, or with any of the keys in order (the current one, then
+ * the previous one while a rotation runs); throws when none opens it or the text was altered.
+ */
+export function openSecret(keys: Buffer | readonly Buffer[], sealed: string): string {
+  return openSecretWith(keys, sealed).plain;
+}
+
+/** openSecret, also saying which of the keys opened it (0: the first). */
+export function openSecretWith(keys: Buffer | readonly Buffer[], sealed: string): { plain: string; keyIndex: number } {
   const [version, iv, tag, body] = sealed.split('.');
   if (version !== VERSION || !iv || !tag || body === undefined) throw new Error('not a sealed secret');
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
-  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-  return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+  const list = Buffer.isBuffer(keys) ? [keys] : keys;
+  for (const [keyIndex, key] of list.entries()) {
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    try {
+      return { plain: Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8'), keyIndex };
+    } catch {
+      // The authentication tag does not match under this key: try the next one.
+    }
+  }
+  throw new Error('Unsupported state or unable to authenticate data: no SECRETS_KEY opens this secret');
 }

@@ -4,7 +4,7 @@ import { DatabaseMissingError, EmbeddedPostgresError } from '../db/embedded.js';
 
 export interface StartStage {
   /** What was being started when it failed. */
-  stage: 'config' | 'postgres' | 'temporal-cli' | 'temporal' | 'migrations' | 'api' | 'other';
+  stage: 'config' | 'postgres' | 'temporal-cli' | 'temporal' | 'migrations' | 'api' | 'metrics' | 'other';
   /** The PostgreSQL URL in use (password hidden in what is printed), when known. */
   databaseUrl?: string;
   port?: number;
@@ -50,6 +50,8 @@ export function describeStartFailure(err: unknown, at: StartStage): string {
   if (at.stage === 'api' && code === 'EADDRINUSE')
     return `port ${at.port} on ${at.host} is already in use: stop what listens there, or set PORT to a free port`;
   if (at.stage === 'api' && code === 'EACCES') return `port ${at.port} on ${at.host} needs more privileges: set PORT to 1024 or above`;
+  if (at.stage === 'metrics' && code === 'EADDRINUSE')
+    return `port ${at.port} on 127.0.0.1 is already in use: stop what listens there, or set METRICS_PORT to a free port`;
   if (at.stage === 'postgres' || at.stage === 'migrations') {
     const db = where(at.databaseUrl);
     if (code === 'ECONNREFUSED')

@@ -12,6 +12,9 @@ import { seedDemoStore } from '../services/demo.js';
 import { createTemporalClient } from '../temporal/client.js';
 import { ensureTemporalCli, startDevServer } from '../temporal/dev-server.js';
 import { startWorker } from '../temporal/worker.js';
+import { startMetricsPage } from '../config/metrics-page.js';
+import { apiMetrics, createMetricsRegistry } from '../config/metrics.js';
+import { prepareWorkerMetrics, temporalMetricsUrl } from '../temporal/metrics.js';
 import { describeStartFailure, type StartStage } from './start-failure.js';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -67,20 +70,31 @@ async function main() {
   say('applying migrations …');
   await migrate(databaseUrl);
 
-  const worker = startWorker({ config: resolved, orm, log });
+  // One page for the whole service: the API and the worker run in this one process and share a registry.
+  const registry = config.metricsPort ? createMetricsRegistry('start') : undefined;
+  const observed = registry ? await prepareWorkerMetrics(registry, orm, 'start') : undefined;
+  const worker = startWorker({ config: resolved, orm, log, metrics: observed });
   stops.unshift(() => worker.stop());
   const temporal = createTemporalClient({ address: temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue });
   stops.unshift(() => temporal.connection.close());
-  const app = await buildApp({ config: resolved, orm, temporal, logger: log });
+  const app = await buildApp({ config: resolved, orm, temporal, logger: log, ...(registry ? { metrics: apiMetrics(registry) } : {}) });
   stops.unshift(() => app.close());
   Object.assign(at, { stage: 'api', port: config.port, host: config.host });
   await app.listen({ port: config.port, host: config.host });
+  let metricsUrl: string | null = null;
+  if (registry && observed) {
+    Object.assign(at, { stage: 'metrics', port: config.metricsPort });
+    const page = await startMetricsPage({ port: config.metricsPort!, registry, appendFrom: [temporalMetricsUrl(observed)] });
+    stops.unshift(() => page.close());
+    metricsUrl = `http://127.0.0.1:${page.port}/metrics`;
+  }
 
   at.stage = 'other';
   const demo = await seedDemoStore(orm.em.fork(), config.publicUrl);
   say(`API:           ${config.baseUrl}   (reference: ${config.publicUrl}/docs)`);
   if (uiUrl) say(`Temporal UI:   ${uiUrl}`);
   else say(`Temporal:      ${temporalAddress} (namespace ${config.temporalNamespace})`);
+  if (metricsUrl) say(`Metrics:       ${metricsUrl}`);
   if (demo) {
     say(`Demo store "${demo.store.name}" created. These keys are shown only now:`);
     say(`  secret key:      ${demo.secretKey}`);

@@ -89,3 +89,16 @@ export async function retryOutbox(em: EntityManager, which: { id: string } | { a
   );
   return rows.map((r) => r.id);
 }
+
+/**
+ * The outbox's backlog for the metrics page, in one statement that reads only the partial indexes' rows
+ * (waiting and dead ones, never the handed-over ones kept for OUTBOX_RETENTION_DAYS).
+ */
+export async function outboxState(em: EntityManager): Promise<{ waiting: number; oldestWaitingSeconds: number; dead: number }> {
+  const [row] = await em.execute<{ waiting: number; oldest: number; dead: number }[]>(
+    `select (select count(*) from outbox where done_at is null and dead_at is null)::int as waiting,
+       coalesce((select extract(epoch from now() - min(created_at)) from outbox where done_at is null and dead_at is null), 0)::float8 as oldest,
+       (select count(*) from outbox where dead_at is not null)::int as dead`,
+  );
+  return { waiting: row!.waiting, oldestWaitingSeconds: row!.oldest, dead: row!.dead };
+}

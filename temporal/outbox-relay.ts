@@ -3,6 +3,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { SearchAttributePair } from '@temporalio/common';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import type { WorkerMetrics } from '../config/metrics.js';
 import { OUTBOX_CHANNEL } from '../db/outbox.js';
 import { OUTBOX_DEAD_AFTER_FAILURES } from '../services/outbox.js';
 import { SEARCH_ATTRIBUTES, type SearchAttributeName } from '../workflows/definitions.js';
@@ -35,6 +36,8 @@ export interface RelayOptions {
   deadAfterFailures?: number;
   /** How often the worker's log repeats that dead rows wait for an operator (10 minutes). */
   deadReportMs?: number;
+  /** Counts hand-offs by outcome (METRICS_PORT set). */
+  metrics?: WorkerMetrics;
 }
 
 /**
@@ -150,6 +153,7 @@ export class OutboxRelay {
       const done: string[] = [];
       let settled = 0;
       let unreachable = 0;
+      let deadNow = 0;
       for (const [i, result] of results.entries()) {
         const row = rows[i]!;
         if (result.status === 'fulfilled') {
@@ -170,21 +174,33 @@ export class OutboxRelay {
           [failures, describeTemporalError(err).slice(0, 500), delay, dead, row.id],
         );
         const about = { err, outboxId: row.id, workflowId: row.workflow_id, failures };
-        if (dead)
+        if (dead) {
+          deadNow++;
           this.opts.log.error(
             about,
             `outbox hand-off ${row.id} is dead after ${failures} refusals; see it with outbox list --dead, send it again with outbox retry --id ${row.id}`,
           );
-        else if (refused) this.opts.log.error(about, 'outbox hand-off failed');
+        } else if (refused) this.opts.log.error(about, 'outbox hand-off failed');
         else unreachable++;
       }
       if (done.length)
         await tx.execute(`update outbox set done_at = now() where id in (select jsonb_array_elements_text(?::jsonb)::bigint)`, [
           JSON.stringify(done),
         ]);
+      this.count(settled, unreachable, results.length - settled - unreachable, deadNow);
       if (unreachable) this.opts.log.warn({ waiting: unreachable }, 'outbox relay: Temporal unreachable; rows wait for retry');
       return settled;
     });
+  }
+
+  /** Counts one batch's rows by outcome; the refused count includes the ones that died of it. */
+  private count(handedOver: number, unreachable: number, refused: number, dead: number): void {
+    const m = this.opts.metrics?.handOffs;
+    if (!m) return;
+    if (handedOver) m.inc({ outcome: 'handed_over' }, handedOver);
+    if (unreachable) m.inc({ outcome: 'unreachable' }, unreachable);
+    if (refused - dead) m.inc({ outcome: 'refused' }, refused - dead);
+    if (dead) m.inc({ outcome: 'dead' }, dead);
   }
 
   /**

@@ -1,17 +1,28 @@
 // Process entry of the Temporal worker and outbox relay alone (`npm run start:worker`).
 import { loadConfig, requireResolved } from '../config/env.js';
 import { createLogger } from '../config/logger.js';
+import { startMetricsPage } from '../config/metrics-page.js';
+import { createMetricsRegistry } from '../config/metrics.js';
 import { migrate, openOrm } from '../db/orm.js';
+import { prepareWorkerMetrics, temporalMetricsUrl } from './metrics.js';
 import { startWorker } from './worker.js';
 
 const config = requireResolved(loadConfig());
 const log = createLogger(config.logLevel);
 const orm = await openOrm({ databaseUrl: config.databaseUrl });
 await migrate(config.databaseUrl);
-const worker = startWorker({ config, orm, log });
+const registry = config.metricsPort ? createMetricsRegistry('worker') : undefined;
+const observed = registry ? await prepareWorkerMetrics(registry, orm, 'worker') : undefined;
+const worker = startWorker({ config, orm, log, metrics: observed });
+const page =
+  registry && observed
+    ? await startMetricsPage({ port: config.metricsPort!, registry, appendFrom: [temporalMetricsUrl(observed)] })
+    : undefined;
+if (page) log.info({ metrics: `http://127.0.0.1:${page.port}/metrics` }, 'metrics page ready');
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
+    await page?.close();
     await worker.stop();
     await orm.close();
     process.exit(0);

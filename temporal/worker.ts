@@ -10,6 +10,7 @@ import type { ResolvedConfig } from '../config/env.js';
 import { OutboxRelay } from './outbox-relay.js';
 import { ensureHousekeepingSchedules } from './schedules.js';
 import { ensureSearchAttributes } from './search-attributes.js';
+import { activityMetricsInterceptor, temporalRuntimeMetrics, type WorkerMetricsSetup } from './metrics.js';
 
 const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
 const workflowsPath = fileURLToPath(new URL(`../workflows/index${ext}`, import.meta.url));
@@ -36,11 +37,23 @@ export interface WorkerHandle {
  * schedules exist. When Temporal is unreachable it keeps retrying; the relay keeps rows waiting in the
  * meantime.
  */
-export function startWorker({ config, orm, log }: { config: ResolvedConfig; orm: MikroORM; log: Logger }): WorkerHandle {
-  installRuntimeOnce(log);
+export function startWorker({
+  config,
+  orm,
+  log,
+  metrics: observed,
+}: {
+  config: ResolvedConfig;
+  orm: MikroORM;
+  log: Logger;
+  /** Counters and the SDK exporter's port (METRICS_PORT set; prepareWorkerMetrics). */
+  metrics?: WorkerMetricsSetup;
+}): WorkerHandle {
+  installRuntimeOnce(log, observed);
+  const metrics = observed?.metrics;
   const clientConnection = Connection.lazy({ address: config.temporalAddress });
   const client = new Client({ connection: clientConnection, namespace: config.temporalNamespace });
-  const relay = new OutboxRelay({ orm, client, taskQueue: config.taskQueue, databaseUrl: config.databaseUrl, log });
+  const relay = new OutboxRelay({ orm, client, taskQueue: config.taskQueue, databaseUrl: config.databaseUrl, log, metrics });
   const laneWakeups = new LaneWakeups(config.databaseUrl, log);
   laneWakeups.start();
   let stopping = false;
@@ -61,7 +74,8 @@ export function startWorker({ config, orm, log }: { config: ResolvedConfig; orm:
           namespace: config.temporalNamespace,
           taskQueue: config.taskQueue,
           workflowBundle: await workflowBundle(),
-          activities: createActivities({ orm, config, laneWakeups }),
+          activities: createActivities({ orm, config, laneWakeups, metrics }),
+          ...(metrics ? { interceptors: { activity: [activityMetricsInterceptor(metrics)] } } : {}),
           // Mostly waiting on the network: a store's webhook lane holds one slot for as long as it sends
           // (bounded by its own limits), so the slots bound how many stores send at once, not how fast.
           maxConcurrentActivityTaskExecutions: 100,
@@ -104,11 +118,17 @@ export function startWorker({ config, orm, log }: { config: ResolvedConfig; orm:
 }
 
 let runtimeInstalled = false;
-/** The SDK's runtime is per process and may be installed once. */
-function installRuntimeOnce(log: Logger) {
+/** The SDK's runtime is per process and may be installed once, before any worker or connection exists. */
+function installRuntimeOnce(log: Logger, observed: WorkerMetricsSetup | undefined) {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  Runtime.install({ telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } }, logger: pinoToTemporal(log) });
+  Runtime.install({
+    telemetryOptions: {
+      logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) },
+      ...(observed ? { metrics: temporalRuntimeMetrics(observed) } : {}),
+    },
+    logger: pinoToTemporal(log),
+  });
 }
 
 function pinoToTemporal(log: Logger) {

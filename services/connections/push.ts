@@ -27,7 +27,7 @@ const Reply = z.object({
 export async function pushDueUpdates(
   em: EntityManager,
   connectionId: string,
-  opts: { secretsKey: Buffer; timeoutMs: number; policy: TargetPolicy; resolve?: Resolver },
+  opts: { secretsKey: Buffer | readonly Buffer[]; timeoutMs: number; policy: TargetPolicy; resolve?: Resolver },
 ): Promise<PushOutcome> {
   const connection = await findConnection(em, connectionId);
   if (!connection || connection.status !== 'active')

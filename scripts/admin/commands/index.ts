@@ -5,6 +5,7 @@ import { orderCommands } from './orders.js';
 import { outboxCommands } from './outbox.js';
 import { ownerCommands } from './owners.js';
 import { productCommands } from './products.js';
+import { secretsCommands } from './secrets.js';
 import { storeCommands } from './store.js';
 import { webhookCommands } from './webhooks.js';
 
@@ -18,4 +19,5 @@ export const commands: readonly Command[] = [
   ...productCommands,
   ...ownerCommands,
   ...outboxCommands,
+  ...secretsCommands,
 ];

@@ -1,0 +1,45 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { openSecretWith, sealSecret } from '../domain/secret-box.js';
+
+/** The columns that hold sealed secrets: endpoints' signing secrets and connected shops' push secrets. */
+const SEALED_COLUMNS = [
+  { table: 'webhook_endpoints', column: 'secret_sealed' },
+  { table: 'connections', column: 'webhook_secret_sealed' },
+] as const;
+
+export interface ResealResult {
+  /** Rows moved to the current key, per table. */
+  resealed: Record<(typeof SEALED_COLUMNS)[number]['table'], number>;
+  /** Rows that no given key opens (left as they are). */
+  unreadable: number;
+}
+
+/**
+ * Seals again with `keys[0]` (SECRETS_KEY) every stored secret that only a later key (SECRETS_KEY_PREVIOUS)
+ * opens; secrets already under the current key are left alone, so running it twice changes nothing. Each
+ * row is written only if it still holds what was read (a secret replaced meanwhile is not overwritten).
+ */
+export async function resealSecrets(em: EntityManager, keys: readonly Buffer[]): Promise<ResealResult> {
+  const result: ResealResult = { resealed: { webhook_endpoints: 0, connections: 0 }, unreadable: 0 };
+  for (const { table, column } of SEALED_COLUMNS) {
+    const rows = await em.execute<{ id: string; sealed: string }[]>(
+      `select id::text, ${column} as sealed from ${table} where ${column} is not null order by id`,
+    );
+    for (const row of rows) {
+      let opened: ReturnType<typeof openSecretWith>;
+      try {
+        opened = openSecretWith(keys, row.sealed);
+      } catch {
+        result.unreadable++;
+        continue;
+      }
+      if (opened.keyIndex === 0) continue;
+      const [changed] = await em.execute<{ n: number }[]>(
+        `with moved as (update ${table} set ${column} = ? where id = ?::uuid and ${column} = ? returning 1) select count(*)::int as n from moved`,
+        [sealSecret(keys[0]!, opened.plain), row.id, row.sealed],
+      );
+      result.resealed[table] += changed!.n;
+    }
+  }
+  return result;
+}
