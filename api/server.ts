@@ -4,6 +4,7 @@ import { buildApp } from './app.js';
 import { createLogger } from '../config/logger.js';
 import { migrate, openOrm } from '../db/orm.js';
 import { createTemporalClient } from '../temporal/client.js';
+import { CLOSE_TIMEOUT_MS, DRAIN_MS, drainAndClose } from './shutdown.js';
 
 const config = requireResolved(loadConfig());
 const log = createLogger(config.logLevel);
@@ -17,11 +18,18 @@ const temporal = createTemporalClient({
 const app = await buildApp({ config, orm, temporal, logger: log });
 await app.listen({ port: config.port, host: config.host });
 
+// SIGTERM (an orchestrator replacing this replica) drains first, so a proxy polling /readyz moves its
+// traffic away without a failed request; SIGINT (Ctrl-C at a terminal) closes at once. A second signal
+// while shutting down exits straight away.
+let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, async () => {
-    await app.close();
+  process.on(signal, async () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    const finished = await drainAndClose(app, { drainMs: signal === 'SIGTERM' ? DRAIN_MS : 0, closeTimeoutMs: CLOSE_TIMEOUT_MS });
     await temporal.connection.close().catch(() => undefined);
     await orm.close();
-    process.exit(0);
+    log.info({ finished }, 'stopped');
+    process.exit(finished ? 0 : 1);
   });
 }
