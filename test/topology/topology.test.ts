@@ -152,8 +152,9 @@ describe('deliveries from orders written through both APIs, with both workers ru
 describe('APIs replaced one at a time under steady load', () => {
   it('SIGTERM drains (/readyz 503, in-flight finished, exit 0) and the proxy’s clients see no failed request', async () => {
     const s = await createTestStore(orm, { plan: 'paid' });
-    // 300 requests a minute per paid key: enough keys that the load never meets a limit.
-    const keys = await Promise.all(Array.from({ length: 20 }, () => addKey(orm, s.store.id, { kind: 'secret' }).then((k) => k.key)));
+    // 300 requests a minute per paid key; the clients pause 30 ms between requests (at most ~130/s together),
+    // so even a fast machine spreads under 100 requests a minute over each of 40 keys: no limit is met.
+    const keys = await Promise.all(Array.from({ length: 40 }, () => addKey(orm, s.store.id, { kind: 'secret' }).then((k) => k.key)));
     const failures: string[] = [];
     const served: number[] = [];
     let running = true;
@@ -173,7 +174,7 @@ describe('APIs replaced one at a time under steady load', () => {
         } catch (err) {
           failures.push(`no answer: ${(err as Error).message}`);
         }
-        await sleep(10);
+        await sleep(30);
       }
     };
     const load = Promise.all([0, 1, 2, 3].map(client));
@@ -207,8 +208,10 @@ describe('APIs replaced one at a time under steady load', () => {
 
     expect(failures).toEqual([]);
     expect(served.length).toBe(sent);
-    expect(served.length).toBeGreaterThan(200);
+    expect(served.length).toBeGreaterThan(150);
     for (const b of proxy.backends) expect(b.seen[503], `the proxy saw port ${b.port} draining`).toBeGreaterThan(0);
+    // The drain, not the proxy's fallback, kept them whole: no request was sent to a closed listener.
+    expect(proxy.retriedDials()).toBe(0);
     say(`rolling restart: ${served.length} requests, 0 failed; ${proxy.retriedDials()} refused connection(s) retried by the proxy`);
   }, 120_000);
 });
