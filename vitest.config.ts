@@ -25,7 +25,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
-          exclude: [...UNIT, ...BROWSER, 'test/chaos/**'],
+          exclude: [...UNIT, ...BROWSER, 'test/chaos/**', 'test/topology/**'],
           globalSetup: ['test/global-setup.ts'],
         },
       },

@@ -37,7 +37,13 @@ declare module 'fastify' {
     openapi: OpenApi;
     /** DNS for outbound targets (webhook and push URLs). */
     resolve: Resolver;
+    /** Where the process is in its life: draining (shutting down) makes /readyz answer 503. */
+    lifecycle: Lifecycle;
   }
+}
+
+export interface Lifecycle {
+  draining: boolean;
 }
 
 export interface AppDeps {
@@ -80,6 +86,7 @@ export async function buildApp({ config, orm, temporal, logger, resolve, metrics
   app.decorate('temporal', temporal);
   app.decorate('openapi', createOpenApiRegistry());
   app.decorate('resolve', resolve ?? systemResolver);
+  app.decorate('lifecycle', { draining: false });
 
   app.addHook('onRequest', (_request, _reply, done) => RequestContext.create(orm.em, done));
   if (metrics) await app.register(metricsPlugin, { metrics });

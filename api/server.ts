@@ -6,6 +6,7 @@ import { startMetricsPage } from '../config/metrics-page.js';
 import { apiMetrics, createMetricsRegistry } from '../config/metrics.js';
 import { migrate, openOrm } from '../db/orm.js';
 import { createTemporalClient } from '../temporal/client.js';
+import { CLOSE_TIMEOUT_MS, DRAIN_MS, drainAndClose } from './shutdown.js';
 
 const config = requireResolved(loadConfig());
 const log = createLogger(config.logLevel);
@@ -22,12 +23,19 @@ await app.listen({ port: config.port, host: config.host });
 const page = registry ? await startMetricsPage({ port: config.metricsPort!, registry }) : undefined;
 if (page) log.info({ metrics: `http://127.0.0.1:${page.port}/metrics` }, 'metrics page ready');
 
+// SIGTERM (an orchestrator replacing this replica) drains first, so a proxy polling /readyz moves its
+// traffic away without a failed request; SIGINT (Ctrl-C at a terminal) closes at once. A second signal
+// while shutting down exits straight away.
+let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, async () => {
+  process.on(signal, async () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    const finished = await drainAndClose(app, { drainMs: signal === 'SIGTERM' ? DRAIN_MS : 0, closeTimeoutMs: CLOSE_TIMEOUT_MS });
     await page?.close();
-    await app.close();
     await temporal.connection.close().catch(() => undefined);
     await orm.close();
-    process.exit(0);
+    log.info({ finished }, 'stopped');
+    process.exit(finished ? 0 : 1);
   });
 }

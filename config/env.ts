@@ -90,6 +90,9 @@ export function decodeKey(text: string): Buffer | null {
 
 export type Env = z.infer<typeof EnvSchema>;
 
+/** The names of every variable loadConfig reads (deployment files are checked against them). */
+export const ENV_NAMES: readonly string[] = Object.keys(EnvSchema.shape);
+
 export interface Config {
   port: number;
   host: string;

@@ -40,6 +40,8 @@ export async function metaRoutes(app: FastifyInstance) {
 
   app.get('/healthz', { config: { unmetered: true } }, async () => ({ ok: true }));
   app.get('/readyz', { config: { unmetered: true } }, async (_request, reply) => {
+    // Shutting down: still serving, but a proxy must send new requests elsewhere (api/shutdown.ts).
+    if (app.lifecycle.draining) return reply.status(503).send({ ok: false, draining: true });
     const [database, temporal] = await Promise.all([
       app.orm.em
         .getConnection()

@@ -1,0 +1,18 @@
+import { defineConfig } from 'vitest/config';
+
+// The production topology (`npm run test:topology`, after `npm run build`): two `start:api` and two
+// `start:worker` processes from dist/ on one PostgreSQL and one Temporal, behind a loopback proxy.
+export default defineConfig({
+  test: {
+    include: ['test/topology/**/*.test.ts'],
+    globalSetup: ['test/topology/setup.ts'],
+    pool: 'forks',
+    maxWorkers: 1,
+    fileParallelism: false,
+    testTimeout: 180_000,
+    hookTimeout: 120_000,
+    teardownTimeout: 60_000,
+    reporters: ['default', 'json'],
+    outputFile: { json: '.vitest/topology-results.json' },
+  },
+});
