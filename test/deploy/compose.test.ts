@@ -84,8 +84,10 @@ describe.each(['docker-compose.yml', 'docker-compose.prod.yml'])('%s', (path) =>
 describe('docker-compose.prod.yml: the production topology', () => {
   const file = load('docker-compose.prod.yml');
   const s = file.services;
-  const apis = Object.keys(s).filter((name) => s[name]!.command?.join(' ') === 'node dist/api/server.js');
-  const workers = Object.values(s).filter((x) => x.command?.join(' ') === 'node dist/temporal/worker-main.js');
+  // The containers run exactly package.json's start:api and start:worker (their node flags included).
+  const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+  const apis = Object.keys(s).filter((name) => s[name]!.command?.join(' ') === scripts['start:api']);
+  const workers = Object.values(s).filter((x) => x.command?.join(' ') === scripts['start:worker']);
 
   it('runs two API replicas and two workers from the built image, with what start:api and start:worker require', () => {
     expect(apis).toHaveLength(2);
