@@ -89,7 +89,12 @@ describe('every route with a body answers a body over 1 MB with 413 payload_too_
 
 describe('the reference plugin keeps its connect state 15 minutes and pulls every 15 minutes', () => {
   const plugin = () =>
-    new ReferencePlugin({ serviceUrl: 'http://127.0.0.1:9', platform: 'platform_a', siteUrl: 'https://shop.example', shop: new InMemoryShop() });
+    new ReferencePlugin({
+      serviceUrl: 'http://127.0.0.1:9',
+      platform: 'platform_a',
+      siteUrl: 'https://shop.example',
+      shop: new InMemoryShop(),
+    });
 
   it('the constants are the spec’s', () => {
     expect(STATE_TTL_MS).toBe(15 * 60 * 1000);
@@ -107,7 +112,10 @@ describe('the reference plugin keeps its connect state 15 minutes and pulls ever
     try {
       const state = new URL(p.connectUrl('https://shop.example/wp-admin/connect')).searchParams.get('state')!;
       clock.mockReturnValue(now + STATE_TTL_MS + 1);
-      expect(await p.completeConnect(new URLSearchParams({ state, svc_code: 'c' }))).toEqual({ ok: false, error: 'unknown or expired state' });
+      expect(await p.completeConnect(new URLSearchParams({ state, svc_code: 'c' }))).toEqual({
+        ok: false,
+        error: 'unknown or expired state',
+      });
     } finally {
       clock.mockRestore();
     }
@@ -123,6 +131,9 @@ describe('the reference plugin keeps its connect state 15 minutes and pulls ever
   it('a fresh state with svc_error ends the flow with that error, without an exchange', async () => {
     const p = plugin();
     const state = new URL(p.connectUrl('https://shop.example/wp-admin/connect')).searchParams.get('state')!;
-    expect(await p.completeConnect(new URLSearchParams({ state, svc_error: 'access_denied' }))).toEqual({ ok: false, error: 'access_denied' });
+    expect(await p.completeConnect(new URLSearchParams({ state, svc_error: 'access_denied' }))).toEqual({
+      ok: false,
+      error: 'access_denied',
+    });
   });
 });

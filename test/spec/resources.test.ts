@@ -40,7 +40,17 @@ describe('the order object carries exactly the fields of the spec (RES-ORDER)', 
           postcode: '10000',
           country: 'MA',
         },
-        items: [{ external_product_id: 'p-9', name: 'Mint tea', sku: 'MT-1', variant: 'Large', image_url: 'https://img.example/t.png', quantity: 2, unit_price: 45.25 }],
+        items: [
+          {
+            external_product_id: 'p-9',
+            name: 'Mint tea',
+            sku: 'MT-1',
+            variant: 'Large',
+            image_url: 'https://img.example/t.png',
+            quantity: 2,
+            unit_price: 45.25,
+          },
+        ],
         note: 'Call first',
         admin_url: 'https://shop-a.example/wp-admin/post.php?post=77',
         created_at: '2026-01-02T03:04:05.000Z',
@@ -139,7 +149,11 @@ describe('the update object carries exactly the fields of the spec (RES-UPDATE)'
       method: 'PATCH',
       url: `/api/v1/orders/${orderId}`,
       headers: bearer(c.secret),
-      payload: { status: 'shipped', tracking: { number: 'AWB-1', courier: 'Speedy', url: 'https://track.example/AWB-1' }, comment: 'on its way' },
+      payload: {
+        status: 'shipped',
+        tracking: { number: 'AWB-1', courier: 'Speedy', url: 'https://track.example/AWB-1' },
+        comment: 'on its way',
+      },
     });
     expect(patched.statusCode, patched.body).toBe(200);
     const pulled = await t.request({ method: 'GET', url: '/api/v1/connection/updates', headers: bearer(c.apiKey) });
@@ -172,7 +186,11 @@ describe('the connect exchange, connected store and connection carry exactly the
       siteUrl: 'https://exchange-shop.example',
       ttlSeconds: 600,
     });
-    const res = await t.request({ method: 'POST', url: '/api/v1/connect/exchange', payload: { code, site_url: 'https://exchange-shop.example' } });
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/v1/connect/exchange',
+      payload: { code, site_url: 'https://exchange-shop.example' },
+    });
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(['api_key', 'connection_id', 'store', 'webhook_secret']);
@@ -204,11 +222,58 @@ describe('the connect exchange, connected store and connection carry exactly the
   });
 });
 
+describe('GET /connection/updates pages the waiting updates by limit (EP-UPD-1)', () => {
+  it('gives 50 by default, and exactly limit when asked; PUT /connection answers {connection, store}', async () => {
+    const c = await connectedPlugin(t, { push: false });
+    const beat = await t.request({
+      method: 'PUT',
+      url: '/api/v1/connection',
+      headers: bearer(c.apiKey),
+      payload: { plugin_version: '1.0.1', push_url: null },
+    });
+    expect(beat.statusCode, beat.body).toBe(200);
+    expect(Object.keys(beat.json()).sort()).toEqual(['connection', 'store']);
+    const orders = Array.from({ length: 51 }, (_, i) => ({
+      external_id: `L50-${i}`,
+      number: `#L50-${i}`,
+      status: 'wc-processing',
+      totals: { total: 1 },
+    }));
+    for (const part of [orders.slice(0, 50), orders.slice(50)]) {
+      const res = await t.request({
+        method: 'POST',
+        url: '/api/v1/orders/batch',
+        headers: bearer(c.apiKey),
+        payload: { orders: part, backfill: true },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      for (const r of res.json().results) {
+        const patched = await t.request({
+          method: 'PATCH',
+          url: `/api/v1/orders/${r.id}`,
+          headers: bearer(c.secret),
+          payload: { status: 'shipped' },
+        });
+        expect(patched.statusCode, patched.body).toBe(200);
+      }
+    }
+    const pull = (q: string) => t.request({ method: 'GET', url: `/api/v1/connection/updates${q}`, headers: bearer(c.apiKey) });
+    expect((await pull('')).json().updates).toHaveLength(50);
+    expect((await pull('?limit=1')).json().updates).toHaveLength(1);
+    expect((await pull('?limit=100')).json().updates).toHaveLength(51);
+  });
+});
+
 describe('every address the API returns starts with the base host exactly (VER-2)', () => {
   it('store url, tracking_url, an order page_url and a checkout url start with PUBLIC_URL, never a www. variant', async () => {
     const me = (await t.request({ method: 'GET', url: '/api/v1/me', headers: bearer(s.secret) })).json();
     const order = (
-      await t.request({ method: 'POST', url: '/api/v1/orders', headers: bearer(s.secret), payload: { external_id: `v-${process.pid}`, totals: { total: 2 } } })
+      await t.request({
+        method: 'POST',
+        url: '/api/v1/orders',
+        headers: bearer(s.secret),
+        payload: { external_id: `v-${process.pid}`, totals: { total: 2 } },
+      })
     ).json().order;
     const urls = [me.store.url, me.store.tracking_url, order.tracking.page_url];
     for (const url of urls) {
