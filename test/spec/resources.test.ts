@@ -222,6 +222,33 @@ describe('the connect exchange, connected store and connection carry exactly the
   });
 });
 
+describe('the heartbeat takes every field of the spec, all optional (CON-3)', () => {
+  it('records plugin_version, platform_version, shop_name, currency, site_url and push_url null; {} is accepted; a site_url that is no uri is 400', async () => {
+    const c = await connectedPlugin(t, { push: false });
+    const put = (payload: object) => t.request({ method: 'PUT', url: '/api/v1/connection', headers: bearer(c.apiKey), payload });
+    const full = await put({
+      plugin_version: '2.0.0',
+      platform_version: '8.9',
+      shop_name: 'Heartbeat shop',
+      currency: 'mad',
+      site_url: `${c.siteUrl}/`,
+      push_url: null,
+    });
+    expect(full.statusCode, full.body).toBe(200);
+    const [row] = await t.orm.em
+      .fork()
+      .execute<{ plugin_version: string; platform_version: string; shop_name: string; currency: string; push_url: string | null }[]>(
+        `select plugin_version, platform_version, shop_name, currency, push_url from connections where id = ?`,
+        [c.connectionId],
+      );
+    expect(row).toEqual({ plugin_version: '2.0.0', platform_version: '8.9', shop_name: 'Heartbeat shop', currency: 'MAD', push_url: null });
+    expect((await put({})).statusCode).toBe(200);
+    const bad = await put({ site_url: 'not a url' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error).toMatchObject({ code: 'invalid_request', param: 'site_url' });
+  });
+});
+
 describe('GET /connection/updates pages the waiting updates by limit (EP-UPD-1)', () => {
   it('gives 50 by default, and exactly limit when asked; PUT /connection answers {connection, store}', async () => {
     const c = await connectedPlugin(t, { push: false });
