@@ -31,7 +31,7 @@ const layerRules = LAYERS.map((layer) => ({
 }));
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.data/', '.tools/', '.vitest/', 'workflow-bundle.js', 'sdk/dist/', 'plugin-kit/dist/'] },
+  { ignores: ['node_modules/', 'dist/', '.data/', '.tools/', '.vitest/', 'workflow-bundle.js', 'sdk/dist/', 'plugin-kit/dist/', 'sdk/src/schema.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
