@@ -11,7 +11,7 @@ const EXTRA = {
   workflows: ['fastify', '@mikro-orm/*', 'pg', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', 'node:*'],
 };
 
-const above = (layer) => LAYERS.slice(LAYERS.indexOf(layer) + 1).concat(['scripts', 'bench', 'test', 'examples']);
+const above = (layer) => LAYERS.slice(LAYERS.indexOf(layer) + 1).concat(['scripts', 'bench', 'test', 'examples', 'sdk']);
 const layerRules = LAYERS.map((layer) => ({
   files: [`${layer}/**/*.ts`],
   rules: {
