@@ -113,3 +113,20 @@ describe('Retry-After is honoured on 429, with bounded retries', () => {
     expect(statuses.filter((x) => x === 429)).toEqual([429]);
   });
 });
+
+describe('a retried write is sent again whole', () => {
+  it('a POST refused with 429 over the key limit waits for the next minute and then creates the order', { timeout: 150_000 }, async () => {
+    const free = await createTestStore(t.orm, { plan: 'free' });
+    // Start 12 s before a rate-limit minute ends (the database's clock, the one the counters use): the wait stays short.
+    const [row] = await t.orm.em
+      .fork()
+      .execute<{ left: string }[]>(`select 60000 - (extract(epoch from clock_timestamp()) * 1000)::bigint % 60000 as left`);
+    await new Promise((r) => setTimeout(r, (Number(row!.left) - 12_000 + 60_000) % 60_000));
+    const exhaust = createStoreCommerceClient({ baseUrl: `${t.baseUrl}/api/v1`, apiKey: free.secret, retry: false });
+    for (let i = 0; i < 60; i += 10) await Promise.all(Array.from({ length: 10 }, () => exhaust.me().catch(() => undefined)));
+    const { client, statuses } = recordingClient(free.secret, { maxRetries: 1, maxDelayMs: 30_000 });
+    const result = await client.orders.upsert({ external_id: 'after-the-wait', totals: { total: 3.25 } });
+    expect(statuses).toEqual([429, 201]);
+    expect(result).toMatchObject({ action: 'created', order: { external_id: 'after-the-wait', totals: { total: 3.25 } } });
+  });
+});
