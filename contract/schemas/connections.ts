@@ -23,7 +23,15 @@ export const Connection = z
 
 export const ConnectionEnvelope = z.object({ connection: Connection, store: ConnectedStore }).openapi('ConnectionEnvelope');
 
-export const ConnectExchange = z.object({ code: z.string().min(1).max(200), site_url: z.string().max(2000) }).openapi('ConnectExchange');
+export const ConnectExchange = z
+  .object({
+    code: z.string().min(1).max(200).openapi({ description: 'The svc_code the connect page returned; single use, 10 minutes.' }),
+    site_url: z.string().max(2000).openapi({
+      format: 'uri',
+      description: 'The shop home address: an absolute http or https URL on the same host as the one approved on the connect page.',
+    }),
+  })
+  .openapi('ConnectExchange');
 export const ConnectExchangeResult = z
   .object({
     api_key: z.string().openapi({ description: 'The connection key (a secret key bound to this connection), shown only here.' }),
@@ -42,13 +50,22 @@ export const Heartbeat = z
       .string()
       .regex(/^[A-Za-z]{3}$/, 'must be a 3-letter currency code')
       .optional(),
-    site_url: z.url().max(2000).optional(),
+    site_url: z
+      .url()
+      .max(2000)
+      .optional()
+      .openapi({ description: 'The shop home address (absolute URL); a host other than the connected one is 409 conflict.' }),
     push_url: z
       .string()
       .max(2000)
       .nullable()
       .optional()
-      .openapi({ description: 'null when the shop cannot be reached; the plugin then pulls. Same address rules as webhooks.' }),
+      .openapi({
+        format: 'uri',
+        description:
+          'Where pushed updates are POSTed: an absolute https URL whose host resolves only to public addresses (the same rules as ' +
+          'webhook urls); null when the shop cannot be reached, and the plugin then pulls.',
+      }),
   })
   .openapi('ConnectionHeartbeat');
 

@@ -6,15 +6,18 @@ const Text = (max: number) => z.string().max(max).nullish();
 /** Ids from other systems arrive as strings or integers; kept as strings. */
 const IdText = z.union([z.string().trim().min(1).max(255), z.int().nonnegative().transform(String)]);
 const WebUrl = z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2000);
-/** An amount with at most 4 decimals, below 10^11 (stock may be negative: backorders on the shop). */
-const Decimal = z.number().refine((n) => {
+/** True for an amount with at most 4 decimals, below 10^11. */
+const isAmount = (n: number) => {
   try {
     toUnits(n);
     return true;
   } catch {
     return false;
   }
-}, 'must have at most 4 decimals and be below 100000000000');
+};
+const AMOUNT_RULE = 'must have at most 4 decimals and be below 100000000000';
+/** An amount (stock may be negative: backorders on the shop). */
+const Decimal = z.number().refine(isAmount, AMOUNT_RULE);
 
 export const ExternalProductInput = z
   .object({
@@ -29,7 +32,12 @@ export const ExternalProductInput = z
     category: Text(255),
     description: Text(100_000),
     status: Text(64),
-    price: Decimal.refine((n) => n >= 0, 'must not be negative').nullish(),
+    price: z
+      .number()
+      .min(0, 'must not be negative')
+      .refine(isAmount, AMOUNT_RULE)
+      .nullish()
+      .openapi({ description: 'The shop price, at least 0, with at most 4 decimals.' }),
     stock: Decimal.nullish(),
     image_url: WebUrl.nullish(),
     url: WebUrl.nullish(),

@@ -1,4 +1,13 @@
-import { ORDER_SOURCES, ORDER_STATUSES, STATUS_KINDS } from '../../domain/order-status.js';
+import {
+  DRAFT_STATUSES,
+  ORDER_SOURCES,
+  ORDER_STATUSES,
+  PLATFORM_A_PREFIXES,
+  PLATFORM_A_STATUS_MAP,
+  PLATFORM_B_STATUS_MAP,
+  SERVICE_STATUS_MAP,
+  STATUS_KINDS,
+} from '../../domain/order-status.js';
 import { INPUT_PAYMENT_STATUSES, PAYMENT_STATUSES } from '../../domain/payment.js';
 import { RISK_LEVELS } from '../../domain/risk.js';
 import { toUnits } from '../../domain/money.js';
@@ -39,6 +48,31 @@ const WebUrl = Text(2000)
 /** Ids and numbers from other systems arrive as strings or integers; kept as strings. */
 const IdText = z.union([z.string().trim().min(1).max(255), z.int().nonnegative().transform(String)]);
 
+/** The statuses each status_kind accepts, as interpretStatus reads them (drafts are accepted by every kind, then skipped). */
+const STATUS_BY_KIND = {
+  platform_a: [
+    ...Object.keys(PLATFORM_A_STATUS_MAP),
+    ...PLATFORM_A_PREFIXES.flatMap((prefix) => Object.keys(PLATFORM_A_STATUS_MAP).map((slug) => prefix + slug)),
+  ],
+  platform_b: Object.keys(PLATFORM_B_STATUS_MAP),
+  service: Object.keys(SERVICE_STATUS_MAP),
+};
+/**
+ * The input status in the document: an enum of every spelling some status_kind accepts (so a generator can type
+ * it), the rule per kind in words, and the same lists machine-readable under x-status-by-kind.
+ */
+const INPUT_STATUS_DOC = {
+  enum: [...new Set([...Object.values(STATUS_BY_KIND).flat(), ...DRAFT_STATUSES])],
+  description:
+    'Interpreted according to status_kind; a value that kind does not know is 400 invalid_request with param status. ' +
+    `platform_a: ${Object.keys(PLATFORM_A_STATUS_MAP).join(', ')}, each also with the prefix ${PLATFORM_A_PREFIXES.join(' or ')}. ` +
+    `platform_b: ${Object.keys(PLATFORM_B_STATUS_MAP).join(', ')}. ` +
+    `service: ${Object.keys(SERVICE_STATUS_MAP).join(', ')}. ` +
+    `Every kind: ${DRAFT_STATUSES.join(', ')} (the order is skipped, not stored). ` +
+    'Matched after trimming, case-insensitively. How each maps onto the six order statuses: docs/orders.md.',
+  'x-status-by-kind': { ...STATUS_BY_KIND, drafts: [...DRAFT_STATUSES] },
+};
+
 export const OrderItemInput = z.object({
   external_product_id: z.union([Text(255), z.int().nonnegative().transform(String)]),
   name: Text(500),
@@ -63,7 +97,7 @@ export const OrderInput = z
       })
       .prefault({} as never),
     number: IdText.optional().openapi({ description: 'Order number a shopper sees.' }),
-    status: z.string().max(64).optional().openapi({ description: 'Interpreted according to status_kind (see docs/orders.md).' }),
+    status: z.string().max(64).optional().openapi(INPUT_STATUS_DOC),
     status_kind: z
       .enum(STATUS_KINDS)
       .optional()
@@ -232,16 +266,22 @@ export const OrderIdParams = z.object({ id: z.string().openapi({ param: { descri
 
 export const OrderListQuery = z
   .object({
-    limit: z.coerce.number().int().min(1).max(100).default(25),
+    limit: z.coerce.number().int().min(1).max(100).default(25).openapi({ description: 'Orders per page, 1 to 100 (default 25).' }),
     cursor: z
       .string()
       .optional()
-      .refine((c) => c === undefined || decodeCursor(c) !== null, 'is not a cursor this API returned'),
-    status: z.enum(ORDER_STATUSES).optional(),
-    source: z.enum(ORDER_SOURCES).optional(),
-    external_id: z.string().min(1).max(255).optional(),
-    updated_since: DateTime.optional(),
-    created_since: DateTime.optional(),
+      .refine((c) => c === undefined || decodeCursor(c) !== null, 'is not a cursor this API returned')
+      .openapi({ description: 'The next_cursor of the previous page; opaque, never built by the client.' }),
+    status: z.enum(ORDER_STATUSES).optional().openapi({ description: 'Only orders in this status.' }),
+    source: z.enum(ORDER_SOURCES).optional().openapi({ description: 'Only orders from this source.' }),
+    external_id: z
+      .string()
+      .min(1)
+      .max(255)
+      .optional()
+      .openapi({ description: "Only the order with this id on the outside platform (the way to find an order by the shop's id)." }),
+    updated_since: DateTime.optional().openapi({ description: 'Only orders updated at or after this moment (the backstop poll).' }),
+    created_since: DateTime.optional().openapi({ description: 'Only orders created at or after this moment.' }),
     include_archived: z.literal('true').optional().openapi({ description: 'Only the value true; also returns archived orders.' }),
   })
   .strict();

@@ -51,11 +51,12 @@ export const CategoryList = z.object({ data: z.array(z.string()) }).openapi('Cat
 
 export const ProductListQuery = z
   .object({
-    limit: z.coerce.number().int().min(1).max(100).default(25),
+    limit: z.coerce.number().int().min(1).max(100).default(25).openapi({ description: 'Products per page, 1 to 100 (default 25).' }),
     cursor: z
       .string()
       .optional()
-      .refine((c) => c === undefined || decodeCursor(c) !== null, 'is not a cursor this API returned'),
+      .refine((c) => c === undefined || decodeCursor(c) !== null, 'is not a cursor this API returned')
+      .openapi({ description: 'The next_cursor of the previous page; opaque, never built by the client.' }),
     category: z.string().min(1).max(200).optional().openapi({ description: 'A name from GET /categories (exact match).' }),
   })
   .strict();

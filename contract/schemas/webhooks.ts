@@ -5,10 +5,17 @@ export const WebhookEvent = z.enum([...ORDER_EVENT_TYPES, '*']).openapi('Webhook
 
 export const WebhookCreate = z
   .object({
-    url: z.string().max(2000).openapi({
-      description: 'A public https address. Checked when registered and again before every delivery.',
-      example: 'https://shop.example/hooks/store-commerce',
-    }),
+    url: z
+      .string()
+      .max(2000)
+      .openapi({
+        format: 'uri',
+        description:
+          'An absolute https URL whose host resolves only to public addresses (no private, link-local, reserved or loopback ' +
+          'address; http://127.0.0.1:<port> and http://localhost:<port> only where the operator allows loopback targets). ' +
+          'Checked when registered and again before every delivery; a refused address is 400 invalid_request with param url.',
+        example: 'https://shop.example/hooks/store-commerce',
+      }),
     events: z
       .array(WebhookEvent)
       .min(1)

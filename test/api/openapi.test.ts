@@ -5,6 +5,7 @@ import addFormats from 'ajv-formats';
 import { ENDPOINTS, type Access, type Endpoint } from '../../api/access.js';
 import { ERROR_CODES } from '../../contract/errors.js';
 import { SCOPES } from '../../domain/scopes.js';
+import { PLATFORM_A_STATUS_MAP, PLATFORM_B_STATUS_MAP, SERVICE_STATUS_MAP } from '../../domain/order-status.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/app.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
 
@@ -221,5 +222,37 @@ describe('GET /docs shows readable reference docs', () => {
   it('loads no script and fetches nothing', async () => {
     const res = await t.request({ method: 'GET', url: '/docs' });
     expect(res.body).not.toMatch(/<script|<link|<iframe|src=/i);
+  });
+});
+
+describe('the document states the rules the service checks', () => {
+  it('every parameter has a description', () => {
+    for (const [path, item] of Object.entries(doc.paths as Json))
+      for (const [method, op] of Object.entries(item as Json))
+        for (const p of (op as Json).parameters ?? []) expect(p.description, `${method} ${path} ${p.in} ${p.name}`).toBeTruthy();
+  });
+
+  it('the input order status lists, per status_kind, exactly what the service interprets', () => {
+    const status = doc.components.schemas.OrderInput.properties.status as Json;
+    const byKind = status['x-status-by-kind'] as Record<string, string[]>;
+    expect(byKind.platform_b).toEqual(Object.keys(PLATFORM_B_STATUS_MAP));
+    expect(byKind.service).toEqual(Object.keys(SERVICE_STATUS_MAP));
+    for (const slug of Object.keys(PLATFORM_A_STATUS_MAP)) expect(byKind.platform_a).toEqual(expect.arrayContaining([slug, `wc-${slug}`]));
+    for (const list of Object.values(byKind)) for (const value of list) expect(status.enum).toContain(value);
+    for (const kind of ['platform_a', 'platform_b', 'service']) expect(status.description).toContain(`${kind}:`);
+  });
+
+  it('webhook url, site_url and push_url are URIs with their rule; an external product price is at least 0', () => {
+    const schemas = doc.components.schemas as Json;
+    for (const [schema, field] of [
+      ['WebhookCreate', 'url'],
+      ['ConnectExchange', 'site_url'],
+      ['ConnectionHeartbeat', 'site_url'],
+      ['ConnectionHeartbeat', 'push_url'],
+    ] as const) {
+      expect(schemas[schema].properties[field].format, `${schema}.${field}`).toBe('uri');
+      expect(schemas[schema].properties[field].description, `${schema}.${field}`).toBeTruthy();
+    }
+    expect(schemas.ExternalProductInput.properties.price.minimum).toBe(0);
   });
 });

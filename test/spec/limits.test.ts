@@ -1,7 +1,8 @@
 // Spec audit (docs/spec-coverage.md): the Limits table's values where no other file pins them down.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../config/env.js';
-import { PULL_INTERVAL_MS, ReferencePlugin, STATE_TTL_MS } from '../../examples/plugin/plugin.js';
+import { PULL_INTERVAL_MS, STATE_TTL_MS } from '@store-commerce/plugin-kit';
+import { ReferencePlugin } from '../../examples/plugin/plugin.js';
 import { InMemoryShop } from '../../examples/plugin/shop.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/app.js';
 import { addKey, createTestConnection, createTestStore, type TestStore } from '../helpers/store.js';
