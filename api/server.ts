@@ -2,9 +2,11 @@
 import { loadConfig, requireResolved } from '../config/env.js';
 import { buildApp } from './app.js';
 import { createLogger } from '../config/logger.js';
+import { startTracing } from '../config/tracing.js';
 import { migrate, openOrm } from '../db/orm.js';
 import { createTemporalClient } from '../temporal/client.js';
 
+const tracing = await startTracing(process.env, 'api');
 const config = requireResolved(loadConfig());
 const log = createLogger(config.logLevel);
 const orm = await openOrm({ databaseUrl: config.databaseUrl });
@@ -22,6 +24,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     await app.close();
     await temporal.connection.close().catch(() => undefined);
     await orm.close();
+    await tracing?.shutdown().catch(() => undefined);
     process.exit(0);
   });
 }

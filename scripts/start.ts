@@ -12,6 +12,8 @@ import { seedDemoStore } from '../services/demo.js';
 import { createTemporalClient } from '../temporal/client.js';
 import { ensureTemporalCli, startDevServer } from '../temporal/dev-server.js';
 import { startWorker } from '../temporal/worker.js';
+import { startTracing } from '../config/tracing.js';
+import { loadTemporalTracing } from '../temporal/tracing.js';
 import { describeStartFailure, type StartStage } from './start-failure.js';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -21,6 +23,8 @@ const stops: (() => Promise<unknown>)[] = [];
 const at: StartStage = { stage: 'config' };
 
 async function main() {
+  const tracing = await startTracing(process.env, 'service');
+  if (tracing) stops.unshift(() => tracing.shutdown());
   const config = loadConfig();
   const dataDir = resolve(repoRoot, config.dataDir);
 
@@ -67,7 +71,7 @@ async function main() {
   say('applying migrations …');
   await migrate(databaseUrl);
 
-  const worker = startWorker({ config: resolved, orm, log });
+  const worker = startWorker({ config: resolved, orm, log, tracing: await loadTemporalTracing() });
   stops.unshift(() => worker.stop());
   const temporal = createTemporalClient({ address: temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue });
   stops.unshift(() => temporal.connection.close());

@@ -10,6 +10,7 @@ import type { ResolvedConfig } from '../config/env.js';
 import { OutboxRelay } from './outbox-relay.js';
 import { ensureHousekeepingSchedules } from './schedules.js';
 import { ensureSearchAttributes } from './search-attributes.js';
+import type { TemporalTracing } from './tracing.js';
 
 const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
 const workflowsPath = fileURLToPath(new URL(`../workflows/index${ext}`, import.meta.url));
@@ -36,10 +37,25 @@ export interface WorkerHandle {
  * schedules exist. When Temporal is unreachable it keeps retrying; the relay keeps rows waiting in the
  * meantime.
  */
-export function startWorker({ config, orm, log }: { config: ResolvedConfig; orm: MikroORM; log: Logger }): WorkerHandle {
+export function startWorker({
+  config,
+  orm,
+  log,
+  tracing,
+}: {
+  config: ResolvedConfig;
+  orm: MikroORM;
+  log: Logger;
+  /** Temporal's OpenTelemetry interceptors when tracing is on (loadTemporalTracing). */
+  tracing?: TemporalTracing | null;
+}): WorkerHandle {
   installRuntimeOnce(log);
   const clientConnection = Connection.lazy({ address: config.temporalAddress });
-  const client = new Client({ connection: clientConnection, namespace: config.temporalNamespace });
+  const client = new Client({
+    connection: clientConnection,
+    namespace: config.temporalNamespace,
+    ...(tracing ? { interceptors: { workflow: tracing.client } } : {}),
+  });
   const relay = new OutboxRelay({ orm, client, taskQueue: config.taskQueue, databaseUrl: config.databaseUrl, log });
   const laneWakeups = new LaneWakeups(config.databaseUrl, log);
   laneWakeups.start();
@@ -68,6 +84,7 @@ export function startWorker({ config, orm, log }: { config: ResolvedConfig; orm:
           // Each cached workflow keeps an isolate context; 500 took the worker past 1 GB in the webhook benchmark.
           maxCachedWorkflows: 100,
           shutdownGraceTime: '5s',
+          ...(tracing ? { interceptors: tracing.worker } : {}),
         });
         // Stopped while the worker was being made (npm start failing at its listener): it must not start
         // running now, or stop() would wait on it for ever.
