@@ -1,5 +1,6 @@
+import type { Link } from '@opentelemetry/api';
 import { Context } from '@temporalio/activity';
-import { activeSpanLinks, inStoredTrace, markActiveSpanFailed } from '../config/trace-context.js';
+import { activeSpanLinks, inStoredTrace, markActiveSpanFailed, outsideTraces } from '../config/trace-context.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DeliveryQueue } from '../domain/delivery-queue.js';
 import { openSecret } from '../domain/secret-box.js';
@@ -52,7 +53,9 @@ export function webhookLaneActivities(deps: ActivityDeps) {
         runId: info.workflowExecution?.runId ?? '',
         activityId: info.activityId,
       };
-      return new LaneRun(deps, deps.orm.em.fork(), storeId, origin).run();
+      // Each delivery is traced in its own order's trace, linked to this run's span (RunActivity, when traced).
+      const links = activeSpanLinks();
+      return outsideTraces(() => new LaneRun(deps, deps.orm.em.fork(), storeId, origin, links).run());
     },
   } satisfies WebhookLaneActivities;
 }
@@ -79,6 +82,7 @@ class LaneRun {
     private readonly em: EntityManager,
     private readonly storeId: string,
     private readonly origin: AttemptOrigin,
+    private readonly traceLinks: Link[] = [],
   ) {
     this.laneId = workflowIds.webhookLane(storeId);
   }
@@ -184,7 +188,7 @@ class LaneRun {
         'webhook delivery',
         c.traceparent,
         {
-          links: activeSpanLinks(),
+          links: this.traceLinks,
           attributes: {
             'webhook.delivery_id': c.id,
             'webhook.event_id': c.eventId,

@@ -1,4 +1,4 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, trace, type Attributes, type Context, type Link } from '@opentelemetry/api';
 
 // Only @opentelemetry/api is used here: without the SDK (tracing off) its calls are no-ops that
 // allocate nothing, so the code paths below cost nothing by default (config/tracing.ts loads the SDK).
@@ -59,6 +59,14 @@ export async function inStoredTrace<T>(name: string, traceparent: string | null 
 export function activeSpanLinks(): Link[] {
   const span = trace.getActiveSpan();
   return span && trace.isSpanContextValid(span.spanContext()) ? [{ context: span.spanContext() }] : [];
+}
+
+/**
+ * Runs fn outside any trace: batch work that serves many orders (a lane run) would otherwise hang its
+ * polling SQL under whichever order's trace started it. Spans fn starts from a stored traceparent still join that trace.
+ */
+export function outsideTraces<T>(fn: () => T): T {
+  return context.with(ROOT_CONTEXT, fn);
 }
 
 /** Marks the active span failed with a message (an outcome that is not an exception, e.g. a 500 answer). */

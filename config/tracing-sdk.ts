@@ -11,10 +11,9 @@ import type { TracingHandle, TracingSettings } from './tracing.js';
 /** Registers the global tracer provider (W3C propagation, async context), the HTTP and pg instrumentations, and an OTLP/HTTP exporter. */
 export function startTracingSdk(settings: TracingSettings): TracingHandle {
   // The exporter reads OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT, _HEADERS, _TIMEOUT; batching reads OTEL_BSP_*.
-  const provider = new NodeTracerProvider({
-    resource: new Resource({ 'service.name': settings.serviceName }),
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
-  });
+  const resource = new Resource({ 'service.name': settings.serviceName });
+  const processor = new BatchSpanProcessor(new OTLPTraceExporter());
+  const provider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
   provider.register();
   registerInstrumentations({
     tracerProvider: provider,
@@ -35,5 +34,5 @@ export function startTracingSdk(settings: TracingSettings): TracingHandle {
   for (const name of ['http', 'https', 'pg']) require(name);
   // MikroORM may carry a pg of its own (another version): the one its connections use.
   createRequire(import.meta.resolve('@mikro-orm/postgresql'))('pg');
-  return { shutdown: () => provider.shutdown() };
+  return { shutdown: () => provider.shutdown(), workflowSpans: { processor, resource: Resource.default().merge(resource) } };
 }

@@ -1,3 +1,5 @@
+import type { Resource } from '@opentelemetry/resources';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { z } from 'zod';
 
 // OpenTelemetry is off unless the standard OTEL_EXPORTER_OTLP_ENDPOINT (or its traces-only form) is
@@ -34,6 +36,8 @@ export function tracingSettings(env: Record<string, string | undefined>, role: T
 export interface TracingHandle {
   /** Exports the spans still buffered and stops; call before the process exits. */
   shutdown(): Promise<void>;
+  /** Where spans made inside workflows (handed out of the sandbox through a sink) go. */
+  workflowSpans: { processor: SpanProcessor; resource: Resource };
 }
 
 let active: TracingHandle | null = null;
@@ -54,4 +58,9 @@ export async function startTracing(env: Record<string, string | undefined>, role
 /** True once startTracing has started the SDK in this process. */
 export function tracingActive(): boolean {
   return active !== null;
+}
+
+/** The handle startTracing returned in this process, or null when tracing is off. */
+export function activeTracing(): TracingHandle | null {
+  return active;
 }

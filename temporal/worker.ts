@@ -16,12 +16,19 @@ const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
 const workflowsPath = fileURLToPath(new URL(`../workflows/index${ext}`, import.meta.url));
 /** Written by `npm run build`; development bundles at start instead. */
 export const prebuiltBundlePath = fileURLToPath(new URL('../workflow-bundle.js', import.meta.url));
+/** The same workflows with Temporal's OpenTelemetry workflow interceptors, used only when tracing is on. */
+export const prebuiltTracedBundlePath = fileURLToPath(new URL('../workflow-bundle-traced.js', import.meta.url));
 
 let bundle: Promise<{ code: string }> | undefined;
-async function workflowBundle() {
-  if (ext === '.js' && existsSync(prebuiltBundlePath)) return { codePath: prebuiltBundlePath };
+async function workflowBundle(tracing: TemporalTracing | null | undefined) {
+  const prebuilt = tracing ? prebuiltTracedBundlePath : prebuiltBundlePath;
+  if (ext === '.js' && existsSync(prebuilt)) return { codePath: prebuilt };
   // Bundled once per process, even when the worker restarts after an outage.
-  bundle ??= bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger });
+  bundle ??= bundleWorkflowCode({
+    workflowsPath,
+    logger: quietBundlerLogger,
+    ...(tracing ? { workflowInterceptorModules: [tracing.workflowInterceptorModule] } : {}),
+  });
   return bundle;
 }
 
@@ -76,7 +83,7 @@ export function startWorker({
           connection,
           namespace: config.temporalNamespace,
           taskQueue: config.taskQueue,
-          workflowBundle: await workflowBundle(),
+          workflowBundle: await workflowBundle(tracing),
           activities: createActivities({ orm, config, laneWakeups }),
           // Mostly waiting on the network: a store's webhook lane holds one slot for as long as it sends
           // (bounded by its own limits), so the slots bound how many stores send at once, not how fast.
@@ -84,7 +91,7 @@ export function startWorker({
           // Each cached workflow keeps an isolate context; 500 took the worker past 1 GB in the webhook benchmark.
           maxCachedWorkflows: 100,
           shutdownGraceTime: '5s',
-          ...(tracing ? { interceptors: tracing.worker } : {}),
+          ...(tracing ? { interceptors: tracing.worker, sinks: tracing.sinks } : {}),
         });
         // Stopped while the worker was being made (npm start failing at its listener): it must not start
         // running now, or stop() would wait on it for ever.

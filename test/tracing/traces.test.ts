@@ -110,7 +110,8 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     const server = () => find((span) => span.name === 'POST /api/v1/orders');
     const handOff = () => find((span) => span.name.startsWith('outbox hand-off'));
     const delivery = () => find((span) => span.name === 'webhook delivery');
-    const outbound = () => find((span) => span.kind === 3 && span.service === 'store-commerce-worker');
+    // The outbound POST: the http instrumentation's client span inside the delivery span.
+    const outbound = () => find((span) => span.kind === 3 && span.name === 'POST' && span.parentSpanId === delivery()?.spanId);
     const sql = () => find((span) => span.service === 'store-commerce-api' && span.attributes['db.system'] === 'postgresql');
     await eventually(() => Boolean(server() && handOff() && delivery() && outbound() && sql()), 20_000, 'the spans of the order').catch(
       (err: Error) => {
@@ -127,15 +128,20 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     expect(handOff()!.attributes['temporal.workflow_id']).toBe(`webhook-lane/${s.store.id}`);
     // The relay's start of the lane goes through Temporal's client interceptor, in the same trace.
     expect(find((span) => span.name.startsWith('SignalWithStartWorkflow'))?.parentSpanId).toBe(handOff()!.spanId);
-    // The delivery span is linked to the lane's activity run (a RunActivity span of the SDK's interceptor),
-    // exported when the run ends, after its linger time.
+    // This order's hand-off started the store's lane, so the lane's workflow and its activity run (the SDK's
+    // interceptors: RunWorkflow, StartActivity, RunActivity) are in its trace too; the delivery span links to
+    // the activity run, which ends (and is exported) after its linger time.
     const link = delivery()!.links[0];
     expect(link, 'a link to the lane run').toBeDefined();
-    await eventually(
-      () => otlp.spans.some((span) => span.name === 'RunActivity:sendLaneDeliveries' && span.spanId === link!.spanId),
-      20_000,
-      'the activity span',
-    );
+    const runActivity = () => find((span) => span.name === 'RunActivity:sendLaneDeliveries');
+    await eventually(() => Boolean(runActivity()), 20_000, 'the activity span');
+    expect(runActivity()!.spanId).toBe(link!.spanId);
+    // The workflow schedules the activity (StartActivity, from inside the sandbox through the exporter sink);
+    // the lane's RunWorkflow span ends only when the lane does, after a long idle time.
+    const startActivity = () => find((span) => span.name === 'StartActivity:sendLaneDeliveries');
+    await eventually(() => Boolean(startActivity()), 20_000, 'the workflow span');
+    expect(startActivity()!.spanId).toBe(runActivity()!.parentSpanId);
+    expect(startActivity()!.service).toBe('store-commerce-worker');
     expect(delivery()!.attributes['webhook.event_type']).toBe('order.created');
     expect(outbound()!.parentSpanId).toBe(delivery()!.spanId);
     expect(traceparent.split('-')[2]).toBe(outbound()!.spanId);
