@@ -11,6 +11,11 @@ const TracingEnv = z.object({
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
   OTEL_SDK_DISABLED: z.enum(['true', 'false', '']).optional(),
   OTEL_SERVICE_NAME: z.string().min(1).optional(),
+  // The exporter speaks OTLP over HTTP (JSON bodies, which OTLP/HTTP receivers accept); gRPC is not built in.
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(['http/json', 'http/protobuf'], { message: 'must be http/json (gRPC is not supported)' }).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z
+    .enum(['http/json', 'http/protobuf'], { message: 'must be http/json (gRPC is not supported)' })
+    .optional(),
 });
 
 export type TracingRole = 'api' | 'worker' | 'service';

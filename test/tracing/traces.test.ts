@@ -8,6 +8,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../db/embedded.js';
 import { openOrm } from '../../db/orm.js';
+import { tracingSettings } from '../../config/tracing.js';
 import { stopChild } from '../../temporal/dev-server.js';
 import { testEnv } from '../global-setup.js';
 import { createIsolatedDatabase } from '../helpers/isolated.js';
@@ -184,5 +185,26 @@ describe('tracing without an endpoint', () => {
       active: false,
       sdkModules: 0,
     });
+  });
+});
+
+describe('tracing settings', () => {
+  it('an endpoint turns it on, named by role unless OTEL_SERVICE_NAME says otherwise', () => {
+    expect(tracingSettings({}, 'api')).toBeNull();
+    expect(tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }, 'worker')).toEqual({
+      endpoint: 'http://127.0.0.1:4318',
+      serviceName: 'store-commerce-worker',
+    });
+    expect(tracingSettings({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/v1/traces', OTEL_SERVICE_NAME: 'shop' }, 'api')).toEqual({
+      endpoint: 'http://c:4318/v1/traces',
+      serviceName: 'shop',
+    });
+  });
+
+  it('a bad endpoint or the gRPC protocol is refused with the variable named', () => {
+    expect(() => tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector' }, 'api')).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT/);
+    expect(() => tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, 'api')).toThrow(
+      /OTEL_EXPORTER_OTLP_PROTOCOL: must be http\/json/,
+    );
   });
 });
