@@ -55,6 +55,13 @@ export async function inStoredTrace<T>(name: string, traceparent: string | null 
   );
 }
 
+/** A link to the span a stored `traceparent` names (none when it is null or malformed). */
+export function traceLink(traceparent: string | null | undefined): Link[] {
+  const parent = contextFromTraceparent(traceparent);
+  const spanContext = parent && trace.getSpanContext(parent);
+  return spanContext ? [{ context: spanContext }] : [];
+}
+
 /** The active span as a link (the lane's activity run a delivery belongs to), when there is one. */
 export function activeSpanLinks(): Link[] {
   const span = trace.getActiveSpan();

@@ -4,7 +4,7 @@ import type { SearchAttributePair } from '@temporalio/common';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { SpanKind } from '@opentelemetry/api';
-import { inStoredTrace } from '../config/trace-context.js';
+import { inStoredTrace, traceLink } from '../config/trace-context.js';
 import { OUTBOX_CHANNEL } from '../db/outbox.js';
 import { OUTBOX_DEAD_AFTER_FAILURES } from '../services/outbox.js';
 import { SEARCH_ATTRIBUTES, type SearchAttributeName } from '../workflows/definitions.js';
@@ -206,8 +206,12 @@ export class OutboxRelay {
       }
       const riders = [i];
       const settle = (result: PromiseSettledResult<void>) => riders.forEach((k) => (results[k] = result));
+      // Runs after this loop, when every row riding on this hand-off is known.
       const done = (chain?.done ?? Promise.resolve()).then(() =>
-        this.handOff(row).then(
+        this.handOff(
+          row,
+          riders.slice(1).map((k) => rows[k]!),
+        ).then(
           () => settle({ status: 'fulfilled', value: undefined }),
           (reason: unknown) => settle({ status: 'rejected', reason }),
         ),
@@ -218,13 +222,17 @@ export class OutboxRelay {
     return results;
   }
 
-  /** One row's hand-off, in the trace of the request that wrote the row when it was traced. */
-  private handOff(row: OutboxRow): Promise<void> {
+  /**
+   * One row's hand-off, in the trace of the request that wrote the row when it was traced, linked to the
+   * traces of the rows riding on it.
+   */
+  private handOff(row: OutboxRow, riders: OutboxRow[] = []): Promise<void> {
     return inStoredTrace(
       `outbox hand-off ${row.workflow_type}`,
       row.traceparent,
       {
         kind: SpanKind.PRODUCER,
+        links: riders.flatMap((r) => traceLink(r.traceparent)),
         attributes: {
           'outbox.id': row.id,
           'outbox.action': row.action,
