@@ -1,4 +1,6 @@
+import type { Link } from '@opentelemetry/api';
 import { Context } from '@temporalio/activity';
+import { activeSpanLinks, inStoredTrace, markActiveSpanFailed, outsideTraces } from '../config/trace-context.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DeliveryQueue } from '../domain/delivery-queue.js';
 import { openSecret } from '../domain/secret-box.js';
@@ -52,7 +54,9 @@ export function webhookLaneActivities(deps: ActivityDeps) {
         runId: info.workflowExecution?.runId ?? '',
         activityId: info.activityId,
       };
-      return new LaneRun(deps, deps.orm.em.fork(), storeId, origin).run();
+      // Each delivery is traced in its own order's trace, linked to this run's span (RunActivity, when traced).
+      const links = activeSpanLinks();
+      return outsideTraces(() => new LaneRun(deps, deps.orm.em.fork(), storeId, origin, links).run());
     },
   } satisfies WebhookLaneActivities;
 }
@@ -81,6 +85,7 @@ class LaneRun {
     private readonly em: EntityManager,
     private readonly storeId: string,
     private readonly origin: AttemptOrigin,
+    private readonly traceLinks: Link[] = [],
   ) {
     this.laneId = workflowIds.webhookLane(storeId);
     this.openingKeys = openingKeys(deps.config);
@@ -183,7 +188,27 @@ class LaneRun {
     try {
       const secret = this.secrets.get(c.secretSealed) ?? openSecret(this.openingKeys, c.secretSealed);
       this.secrets.set(c.secretSealed, secret);
-      const r = await sendWebhook(c, body, secret, { ...this.deps, agents: this.agents });
+      // In the trace of the request that wrote the event, linked to this lane run (which serves many orders).
+      const r = await inStoredTrace(
+        'webhook delivery',
+        c.traceparent,
+        {
+          links: this.traceLinks,
+          attributes: {
+            'webhook.delivery_id': c.id,
+            'webhook.event_id': c.eventId,
+            'webhook.event_type': c.eventType,
+            'webhook.endpoint_id': c.endpointId,
+            'temporal.workflow_id': this.origin.workflowId,
+            'temporal.activity_id': this.origin.activityId,
+          },
+        },
+        async () => {
+          const sent = await sendWebhook(c, body, secret, { ...this.deps, agents: this.agents });
+          if (!sent.ok) markActiveSpanFailed(sent.error ?? `answered ${sent.status}`);
+          return sent;
+        },
+      );
       result = { deliveryId: c.id, ok: r.ok, status: r.status, error: r.error, durationMs: r.durationMs };
     } catch (err) {
       result = { deliveryId: c.id, ok: false, status: null, error: `not sent: ${(err as Error).message}`, durationMs: 0 };

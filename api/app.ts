@@ -13,6 +13,8 @@ import { errorHandlerPlugin, sendError, toApiError } from './plugins/error-handl
 import { corsPlugin } from './plugins/cors.js';
 import { jsonBodyParser } from './plugins/raw-json-body.js';
 import { noNulText } from './plugins/no-nul-text.js';
+import { traceRoutePlugin } from './plugins/trace-route.js';
+import { tracingActive } from '../config/tracing.js';
 import { meRoutes } from './routes/me.js';
 import { orderRoutes } from './routes/orders.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -90,6 +92,7 @@ export async function buildApp({ config, orm, temporal, logger, resolve, metrics
 
   app.addHook('onRequest', (_request, _reply, done) => RequestContext.create(orm.em, done));
   if (metrics) await app.register(metricsPlugin, { metrics });
+  if (tracingActive()) await app.register(traceRoutePlugin);
   await app.register(errorHandlerPlugin);
   await app.register(commonHeadersPlugin);
   await app.register(corsPlugin);

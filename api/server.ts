@@ -4,10 +4,12 @@ import { buildApp } from './app.js';
 import { createLogger } from '../config/logger.js';
 import { startMetricsPage } from '../config/metrics-page.js';
 import { apiMetrics, createMetricsRegistry } from '../config/metrics.js';
+import { startTracing } from '../config/tracing.js';
 import { migrate, openOrm } from '../db/orm.js';
 import { createTemporalClient } from '../temporal/client.js';
 import { CLOSE_TIMEOUT_MS, DRAIN_MS, drainAndClose } from './shutdown.js';
 
+const tracing = await startTracing(process.env, 'api');
 const config = requireResolved(loadConfig());
 const log = createLogger(config.logLevel);
 const orm = await openOrm({ databaseUrl: config.databaseUrl });
@@ -35,6 +37,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     await page?.close();
     await temporal.connection.close().catch(() => undefined);
     await orm.close();
+    await tracing?.shutdown().catch(() => undefined);
     log.info({ finished }, 'stopped');
     process.exit(finished ? 0 : 1);
   });

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { currentTraceparent } from '../config/trace-context.js';
 import type { WorkflowHandOff } from '../workflows/definitions.js';
 
 // Hand-offs are built by startWorkflow and signalWithStart (workflows/definitions.ts), which check the
@@ -14,6 +15,7 @@ export const OUTBOX_CHANNEL = 'outbox';
 export async function enqueueHandOffs(em: EntityManager, handOffs: WorkflowHandOff[]): Promise<void> {
   if (handOffs.length === 0) return;
   const values: unknown[] = [];
+  const traceparent = currentTraceparent();
   const rows = handOffs.map((h) => {
     values.push(
       h.signal ? 'signal_with_start' : 'start',
@@ -24,22 +26,20 @@ export async function enqueueHandOffs(em: EntityManager, handOffs: WorkflowHandO
       h.signal ? JSON.stringify(h.signal.args) : null,
       JSON.stringify(h.searchAttributes),
       h.summary ?? null,
+      traceparent,
     );
-    return '(?, ?, ?, ?::jsonb, ?, ?::jsonb, ?::jsonb, ?)';
+    return '(?, ?, ?, ?::jsonb, ?, ?::jsonb, ?::jsonb, ?, ?)';
   });
-  await em.execute(
-    `insert into outbox (action, workflow_type, workflow_id, args, signal_name, signal_args, search_attributes, summary) values ${rows.join(', ')}`,
-    values,
-  );
+  await em.execute(`insert into outbox (${OUTBOX_COLUMNS}) values ${rows.join(', ')}`, values);
   await em.execute(`select pg_notify('${OUTBOX_CHANNEL}', '')`);
 }
 
 /** The outbox columns, and their types as a `jsonb_to_recordset` record of outboxRow objects. */
-export const OUTBOX_COLUMNS = 'action, workflow_type, workflow_id, args, signal_name, signal_args, search_attributes, summary';
+export const OUTBOX_COLUMNS = 'action, workflow_type, workflow_id, args, signal_name, signal_args, search_attributes, summary, traceparent';
 export const OUTBOX_RECORD = `action text, workflow_type text, workflow_id text, args jsonb, signal_name text, signal_args jsonb,
-  search_attributes jsonb, summary text`;
+  search_attributes jsonb, summary text, traceparent text`;
 
-/** One hand-off as an outbox row, for a statement that inserts rows from JSON (OUTBOX_RECORD) along with other writes. */
+/** One hand-off as an outbox row (with the active trace context), for a statement that inserts rows from JSON (OUTBOX_RECORD) along with other writes. */
 export function outboxRow(h: WorkflowHandOff) {
   return {
     action: h.signal ? 'signal_with_start' : 'start',
@@ -50,5 +50,7 @@ export function outboxRow(h: WorkflowHandOff) {
     signal_args: h.signal ? h.signal.args : null,
     search_attributes: h.searchAttributes,
     summary: h.summary ?? null,
+    // The writing request's trace (null when tracing is off): the relay's hand-off joins it.
+    traceparent: currentTraceparent(),
   };
 }

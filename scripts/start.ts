@@ -15,6 +15,8 @@ import { startWorker } from '../temporal/worker.js';
 import { startMetricsPage } from '../config/metrics-page.js';
 import { apiMetrics, createMetricsRegistry } from '../config/metrics.js';
 import { prepareWorkerMetrics, temporalMetricsUrl } from '../temporal/metrics.js';
+import { startTracing } from '../config/tracing.js';
+import { loadTemporalTracing } from '../temporal/tracing.js';
 import { describeStartFailure, type StartStage } from './start-failure.js';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -24,6 +26,8 @@ const stops: (() => Promise<unknown>)[] = [];
 const at: StartStage = { stage: 'config' };
 
 async function main() {
+  const tracing = await startTracing(process.env, 'service');
+  if (tracing) stops.unshift(() => tracing.shutdown());
   const config = loadConfig();
   const dataDir = resolve(repoRoot, config.dataDir);
 
@@ -73,7 +77,7 @@ async function main() {
   // One page for the whole service: the API and the worker run in this one process and share a registry.
   const registry = config.metricsPort ? createMetricsRegistry('start') : undefined;
   const observed = registry ? await prepareWorkerMetrics(registry, orm, 'start') : undefined;
-  const worker = startWorker({ config: resolved, orm, log, metrics: observed });
+  const worker = startWorker({ config: resolved, orm, log, metrics: observed, tracing: await loadTemporalTracing() });
   stops.unshift(() => worker.stop());
   const temporal = createTemporalClient({ address: temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue });
   stops.unshift(() => temporal.connection.close());

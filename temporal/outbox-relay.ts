@@ -4,6 +4,8 @@ import type { SearchAttributePair } from '@temporalio/common';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { WorkerMetrics } from '../config/metrics.js';
+import { SpanKind } from '@opentelemetry/api';
+import { inStoredTrace, traceLink } from '../config/trace-context.js';
 import { OUTBOX_CHANNEL } from '../db/outbox.js';
 import { OUTBOX_DEAD_AFTER_FAILURES } from '../services/outbox.js';
 import { SEARCH_ATTRIBUTES, type SearchAttributeName } from '../workflows/definitions.js';
@@ -21,6 +23,7 @@ interface OutboxRow {
   summary: string | null;
   attempts: number;
   failures: number;
+  traceparent: string | null;
 }
 
 export interface RelayOptions {
@@ -143,7 +146,7 @@ export class OutboxRelay {
     const em = this.opts.orm.em.fork();
     return em.transactional(async (tx) => {
       const rows = await tx.execute<OutboxRow[]>(
-        `select id, action, workflow_type, workflow_id, args, signal_name, signal_args, search_attributes, summary, attempts, failures
+        `select id, action, workflow_type, workflow_id, args, signal_name, signal_args, search_attributes, summary, attempts, failures, traceparent
          from outbox where done_at is null and dead_at is null and next_attempt_at <= now()
          order by id limit ? for update skip locked`,
         [this.opts.batchSize ?? 100],
@@ -219,8 +222,12 @@ export class OutboxRelay {
       }
       const riders = [i];
       const settle = (result: PromiseSettledResult<void>) => riders.forEach((k) => (results[k] = result));
+      // Runs after this loop, when every row riding on this hand-off is known.
       const done = (chain?.done ?? Promise.resolve()).then(() =>
-        this.handOff(row).then(
+        this.handOff(
+          row,
+          riders.slice(1).map((k) => rows[k]!),
+        ).then(
           () => settle({ status: 'fulfilled', value: undefined }),
           (reason: unknown) => settle({ status: 'rejected', reason }),
         ),
@@ -231,7 +238,30 @@ export class OutboxRelay {
     return results;
   }
 
-  private async handOff(row: OutboxRow): Promise<void> {
+  /**
+   * One row's hand-off, in the trace of the request that wrote the row when it was traced, linked to the
+   * traces of the rows riding on it.
+   */
+  private handOff(row: OutboxRow, riders: OutboxRow[] = []): Promise<void> {
+    return inStoredTrace(
+      `outbox hand-off ${row.workflow_type}`,
+      row.traceparent,
+      {
+        kind: SpanKind.PRODUCER,
+        links: riders.flatMap((r) => traceLink(r.traceparent)),
+        attributes: {
+          'outbox.id': row.id,
+          'outbox.action': row.action,
+          'outbox.attempt': row.attempts + 1,
+          'temporal.workflow_type': row.workflow_type,
+          'temporal.workflow_id': row.workflow_id,
+        },
+      },
+      () => this.handOffNow(row),
+    );
+  }
+
+  private async handOffNow(row: OutboxRow): Promise<void> {
     const { client, taskQueue } = this.opts;
     const typedSearchAttributes = Object.entries(row.search_attributes).map(
       ([name, value]) => ({ key: SEARCH_ATTRIBUTES[name as SearchAttributeName], value }) as SearchAttributePair,

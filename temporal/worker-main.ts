@@ -5,15 +5,18 @@ import { startMetricsPage } from '../config/metrics-page.js';
 import { createMetricsRegistry } from '../config/metrics.js';
 import { migrate, openOrm } from '../db/orm.js';
 import { prepareWorkerMetrics, temporalMetricsUrl } from './metrics.js';
+import { startTracing } from '../config/tracing.js';
+import { loadTemporalTracing } from './tracing.js';
 import { startWorker } from './worker.js';
 
+const tracing = await startTracing(process.env, 'worker');
 const config = requireResolved(loadConfig());
 const log = createLogger(config.logLevel);
 const orm = await openOrm({ databaseUrl: config.databaseUrl });
 await migrate(config.databaseUrl);
 const registry = config.metricsPort ? createMetricsRegistry('worker') : undefined;
 const observed = registry ? await prepareWorkerMetrics(registry, orm, 'worker') : undefined;
-const worker = startWorker({ config, orm, log, metrics: observed });
+const worker = startWorker({ config, orm, log, metrics: observed, tracing: await loadTemporalTracing() });
 const page =
   registry && observed
     ? await startMetricsPage({ port: config.metricsPort!, registry, appendFrom: [temporalMetricsUrl(observed)] })
@@ -25,6 +28,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     await page?.close();
     await worker.stop();
     await orm.close();
+    await tracing?.shutdown().catch(() => undefined);
     process.exit(0);
   });
 }

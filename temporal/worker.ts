@@ -11,17 +11,25 @@ import { OutboxRelay } from './outbox-relay.js';
 import { ensureHousekeepingSchedules } from './schedules.js';
 import { ensureSearchAttributes } from './search-attributes.js';
 import { activityMetricsInterceptor, temporalRuntimeMetrics, type WorkerMetricsSetup } from './metrics.js';
+import type { TemporalTracing } from './tracing.js';
 
 const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
 const workflowsPath = fileURLToPath(new URL(`../workflows/index${ext}`, import.meta.url));
 /** Written by `npm run build`; development bundles at start instead. */
 export const prebuiltBundlePath = fileURLToPath(new URL('../workflow-bundle.js', import.meta.url));
+/** The same workflows with Temporal's OpenTelemetry workflow interceptors, used only when tracing is on. */
+export const prebuiltTracedBundlePath = fileURLToPath(new URL('../workflow-bundle-traced.js', import.meta.url));
 
 let bundle: Promise<{ code: string }> | undefined;
-async function workflowBundle() {
-  if (ext === '.js' && existsSync(prebuiltBundlePath)) return { codePath: prebuiltBundlePath };
+async function workflowBundle(tracing: TemporalTracing | null | undefined) {
+  const prebuilt = tracing ? prebuiltTracedBundlePath : prebuiltBundlePath;
+  if (ext === '.js' && existsSync(prebuilt)) return { codePath: prebuilt };
   // Bundled once per process, even when the worker restarts after an outage.
-  bundle ??= bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger });
+  bundle ??= bundleWorkflowCode({
+    workflowsPath,
+    logger: quietBundlerLogger,
+    ...(tracing ? { workflowInterceptorModules: [tracing.workflowInterceptorModule] } : {}),
+  });
   return bundle;
 }
 
@@ -42,17 +50,24 @@ export function startWorker({
   orm,
   log,
   metrics: observed,
+  tracing,
 }: {
   config: ResolvedConfig;
   orm: MikroORM;
   log: Logger;
   /** Counters and the SDK exporter's port (METRICS_PORT set; prepareWorkerMetrics). */
   metrics?: WorkerMetricsSetup;
+  /** Temporal's OpenTelemetry interceptors when tracing is on (loadTemporalTracing). */
+  tracing?: TemporalTracing | null;
 }): WorkerHandle {
   installRuntimeOnce(log, observed);
   const metrics = observed?.metrics;
   const clientConnection = Connection.lazy({ address: config.temporalAddress });
-  const client = new Client({ connection: clientConnection, namespace: config.temporalNamespace });
+  const client = new Client({
+    connection: clientConnection,
+    namespace: config.temporalNamespace,
+    ...(tracing ? { interceptors: { workflow: tracing.client } } : {}),
+  });
   const relay = new OutboxRelay({ orm, client, taskQueue: config.taskQueue, databaseUrl: config.databaseUrl, log, metrics });
   const laneWakeups = new LaneWakeups(config.databaseUrl, log);
   laneWakeups.start();
@@ -73,15 +88,23 @@ export function startWorker({
           connection,
           namespace: config.temporalNamespace,
           taskQueue: config.taskQueue,
-          workflowBundle: await workflowBundle(),
+          workflowBundle: await workflowBundle(tracing),
           activities: createActivities({ orm, config, laneWakeups, metrics }),
-          ...(metrics ? { interceptors: { activity: [activityMetricsInterceptor(metrics)] } } : {}),
+          // Tracing first: the metrics interceptor's work then happens inside the RunActivity span.
+          ...(metrics || tracing
+            ? {
+                interceptors: {
+                  activity: [...(tracing?.worker.activity ?? []), ...(metrics ? [activityMetricsInterceptor(metrics)] : [])],
+                },
+              }
+            : {}),
           // Mostly waiting on the network: a store's webhook lane holds one slot for as long as it sends
           // (bounded by its own limits), so the slots bound how many stores send at once, not how fast.
           maxConcurrentActivityTaskExecutions: 100,
           // Each cached workflow keeps an isolate context; 500 took the worker past 1 GB in the webhook benchmark.
           maxCachedWorkflows: 100,
           shutdownGraceTime: '5s',
+          ...(tracing ? { sinks: tracing.sinks } : {}),
         });
         // Stopped while the worker was being made (npm start failing at its listener): it must not start
         // running now, or stop() would wait on it for ever.

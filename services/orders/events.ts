@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Order } from '../../contract/schemas/orders.js';
+import { currentTraceparent } from '../../config/trace-context.js';
 import { executeBound } from '../../db/bound.js';
 import { laneNotify, laneWakeUpCtes } from '../../db/lanes.js';
 import { outboxRow } from '../../db/outbox.js';
@@ -34,6 +35,8 @@ export interface StatusLine {
  */
 export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent[], history: StatusLine[] = []): Promise<void> {
   if (events.length === 0) return recordStatusHistory(em, history);
+  // The writing request's trace (null when tracing is off): the webhook POST of each event joins it.
+  const traceparent = currentTraceparent();
   const rows = events.map((e, n) => ({
     n,
     id: randomUUID(),
@@ -44,6 +47,7 @@ export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent
     actor: e.actor,
     connection_id: e.connectionId,
     payload: e.order,
+    traceparent,
   }));
   const storeId = events[0]!.storeId;
   // The store's webhook lane sends the events. While it runs it is woken by a NOTIFY; an idle lane is
@@ -68,10 +72,10 @@ export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent
      ), event as (
        select x.*, not x.backfill and ('*' = any(kinds) or x.type = any(kinds)) as handed
        from jsonb_to_recordset(?::jsonb) as x(n int, id uuid, store_id uuid, order_id uuid, type text, backfill boolean,
-         actor text, connection_id uuid, payload jsonb), subscribed
+         actor text, connection_id uuid, payload jsonb, traceparent text), subscribed
      ), recorded as (
-       insert into order_events (id, store_id, order_id, type, backfill, actor, connection_id, payload, created_at, dispatched_at)
-       select id, store_id, order_id, type, backfill, actor, connection_id, payload, clock_timestamp(), case when handed then null else now() end
+       insert into order_events (id, store_id, order_id, type, backfill, actor, connection_id, payload, traceparent, created_at, dispatched_at)
+       select id, store_id, order_id, type, backfill, actor, connection_id, payload, traceparent, clock_timestamp(), case when handed then null else now() end
        from event order by n
      ), history as (
        ${STATUS_HISTORY_INSERT}

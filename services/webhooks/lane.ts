@@ -71,6 +71,8 @@ export interface ClaimedDelivery {
   eventCreatedAt: Date;
   /** The event's order snapshot as JSON text, on the first delivery of each event in the batch only. */
   payload: string | null;
+  /** The W3C trace context of the request that wrote the event (null when it was not traced). */
+  traceparent: string | null;
 }
 
 /**
@@ -89,6 +91,7 @@ export async function claimDeliveries(em: EntityManager, ids: string[], by: Atte
     type: string;
     created_at: Date;
     payload: string | null;
+    traceparent: string | null;
   }>(em, CLAIM, [by?.workflowId ?? null, by?.runId ?? null, by?.activityId ?? null, ids]);
   return rows.map((r) => ({
     id: r.id,
@@ -99,6 +102,7 @@ export async function claimDeliveries(em: EntityManager, ids: string[], by: Atte
     eventType: r.type,
     eventCreatedAt: r.created_at,
     payload: r.payload,
+    traceparent: r.traceparent,
   }));
 }
 
@@ -111,7 +115,7 @@ const CLAIM = prepared(`with claimed as (
     update webhook_deliveries set status = 'cancelled', error = 'endpoint deleted', finished_at = now()
     where id = any($4::uuid[]) and status = 'pending' and id not in (select id from claimed)
   )
-  select c.id, c.endpoint_id, c.url, c.secret_sealed, c.event_id, ev.type, ev.created_at,
+  select c.id, c.endpoint_id, c.url, c.secret_sealed, c.event_id, ev.type, ev.created_at, ev.traceparent,
     case when row_number() over (partition by c.event_id order by c.id) = 1 then ev.payload::text end as payload
   from claimed c join order_events ev on ev.id = c.event_id`);
 
