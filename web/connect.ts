@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CONNECTED_SHOPS_PER_PLAN } from '../domain/store.js';
-import { connectReturnUrl, parseConnectRequest, type ConnectRequest } from '../domain/connect-request.js';
+import { connectReturnUrl, parseConnectRequest, type ConnectError, type ConnectRequest } from '../domain/connect-request.js';
 import { createOwnedStore, findOwnedStore, listOwnedStores } from '../services/accounts/stores.js';
 import { ApiError } from '../contract/errors.js';
 import { approveConnection, connectionAllowance } from '../services/connections/codes.js';
@@ -8,7 +7,6 @@ import { html, type SafeHtml } from './html.js';
 import { signInForm, signUpForm } from './dashboard/auth.js';
 import { formOf } from './dashboard/guard.js';
 import { newStoreInput } from './dashboard/home.js';
-import { storePath } from './dashboard/layout.js';
 import { flash, sendPage } from './dashboard/render.js';
 import { csrfField } from './dashboard/session.js';
 
@@ -71,12 +69,20 @@ function signedOutPage(request: FastifyRequest, reply: FastifyReply, req: Connec
   return sendPage(reply, 'Connect a shop', body);
 }
 
-/** The connect page of the spec's Connection flow: GET shows it (sign-in first when needed), POST approves or declines. */
+/**
+ * The connect page of the spec's Connection flow: GET shows it (sign-in first when needed), POST approves
+ * or declines. Every failure goes back to the plugin (return_url with svc_error and state: 302 from GET,
+ * 303 from POST) when return_url is proven the shop's own; only a request without such a return_url gets
+ * an error page here. A POST that fails the form check (another site's form) stays here too (the guard's 403).
+ */
 export async function connectPages(app: FastifyInstance) {
   app.get<Route>('/connect/:platform', { config: { dashboardPublic: true } }, async (request, reply) => {
     const query = (name: string) => one(request.query[name]);
     const parsed = parseConnectRequest(request.params.platform, query);
-    if (!parsed.ok) return invalidPage(reply, parsed.problems);
+    if (!parsed.ok)
+      return parsed.returnTo
+        ? reply.redirect(connectReturnUrl(parsed.returnTo, { error: 'invalid_request' }), 302)
+        : invalidPage(reply, parsed.problems);
     return request.ownerSession ? approvalPage(request, reply, parsed.request, query) : signedOutPage(request, reply, parsed.request);
   });
 
@@ -84,18 +90,23 @@ export async function connectPages(app: FastifyInstance) {
     const form = formOf(request);
     const query = (name: string) => form.get(name) ?? undefined;
     const parsed = parseConnectRequest(request.params.platform, query);
-    if (!parsed.ok) return invalidPage(reply, parsed.problems);
+    if (!parsed.ok)
+      return parsed.returnTo
+        ? reply.redirect(connectReturnUrl(parsed.returnTo, { error: 'invalid_request' }), 303)
+        : invalidPage(reply, parsed.problems);
     const req = parsed.request;
-    if (form.get('decision') !== 'approve') return reply.redirect(connectReturnUrl(req, { error: 'access_denied' }), 303);
+    const back = (error: ConnectError) => reply.redirect(connectReturnUrl(req, { error }), 303);
+    if (form.get('decision') !== 'approve') return back('access_denied');
     const owner = request.ownerSession!.owner;
     let storeId: string;
     if (form.get('store') === 'new') {
       const input = newStoreInput(new URLSearchParams({ name: form.get('new_name') ?? '', currency: form.get('new_currency') ?? '' }));
-      if (!input.ok) return approvalPage(request, reply, req, query, { status: 400, error: input.message });
+      if (!input.ok) return back('invalid_request');
       storeId = await createOwnedStore(app.orm.em, owner.id, { name: input.name, currency: input.currency });
     } else {
+      // Not one of the owner's stores (or none picked): the same answer as a store that does not exist.
       const store = await findOwnedStore(app.orm.em, owner.id, form.get('store') ?? '');
-      if (!store) return approvalPage(request, reply, req, query, { status: 400, error: 'Pick one of your stores, or a new store.' });
+      if (!store) return back('invalid_request');
       storeId = store.id;
     }
     try {
@@ -109,10 +120,9 @@ export async function connectPages(app: FastifyInstance) {
       });
       return reply.redirect(connectReturnUrl(req, { code }), 303);
     } catch (err) {
-      // The plan's limit of connected shops (the store was picked above, and the request's site_url checked).
+      // The plan's limit of connected shops (checked under the store's row lock, so the page's "full" may be stale).
       if (!(err instanceof ApiError && err.code === 'conflict')) throw err;
-      const message = html`<p>${err.message}</p><p>Pick another store, connect a new store, or <a href="${storePath(storeId, '/settings')}">move this store to the paid plan</a> (${CONNECTED_SHOPS_PER_PLAN.paid} connected shops) and try again.</p>`;
-      return approvalPage(request, reply, req, query, { status: 409, error: message });
+      return back('plan_limit');
     }
   });
 }

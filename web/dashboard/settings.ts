@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RATE_LIMITS } from '../../domain/rate-limits.js';
 import { CONNECTED_SHOPS_PER_PLAN, STORE_MODES, STORE_PLANS } from '../../domain/store.js';
 import { ApiError } from '../../contract/errors.js';
+import { iso } from '../../domain/dates.js';
+import type { OwnedStore } from '../../services/accounts/stores.js';
 import { parseSettings, saveStoreSettings, type StoreSettings } from '../../services/dashboard/settings.js';
 import { storeUrls } from '../../contract/urls.js';
 import { html } from '../html.js';
@@ -24,6 +26,20 @@ function plansTable() {
 <tbody>${STORE_PLANS.map((p) => html`<tr><th scope="row">${p}</th>${cell(p)}</tr>`)}</tbody></table></div>`;
 }
 
+/** The plan in force, read-only: its end when it has one, or when it ended. */
+function planSummary(store: OwnedStore) {
+  const end = store.paid_until ? `${iso(store.paid_until).slice(0, 16).replace('T', ' ')} UTC` : null;
+  const ends =
+    store.plan === 'paid'
+      ? end
+        ? html`, until ${end}`
+        : html`, with no end date`
+      : end && store.paid_until!.getTime() <= Date.now()
+        ? html` (the paid plan ended ${end})`
+        : '';
+  return html`<p id="plan-summary">This store is on the <strong>${store.plan}</strong> plan${ends}.</p>`;
+}
+
 async function settingsPage(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -41,9 +57,8 @@ async function settingsPage(
 <label for="s-mode">Mode</label>${select('mode', STORE_MODES, v('mode', store.mode), (m) => MODE_WORDS[m as keyof typeof MODE_WORDS])}
 <label class="dash-check"><input type="checkbox" name="published"${published ? html` checked` : ''}> Published (the storefront and the products API answer)</label>
 <label for="s-fee">Standard delivery fee (${store.currency}; for products without their own fee)</label><input id="s-fee" name="standard_delivery_fee" inputmode="decimal" value="${v('standard_delivery_fee', String(Number(store.standard_delivery_fee)))}">
-<label for="s-plan">Plan</label>${select('plan', STORE_PLANS, v('plan', store.plan))}
 <button type="submit">Save the settings</button></form>
-<h2>Plans</h2>${plansTable()}<p class="muted">A plan change applies from the next request. When a paid plan ends, limits fall back to the free ones and nothing is deleted.</p>
+<h2>Plan</h2>${planSummary(store)}${plansTable()}<p class="muted">To change the plan, ask the operator of this service. A plan change applies from the next request. When a paid plan ends, limits fall back to the free ones and nothing is deleted: connected shops beyond the free allowance stay, but no new one can be connected, and the tracking page shows the Store Commerce badge again.</p>
 <h2>Tracking page</h2><p>Shoppers follow their orders at <a href="${tracking}">${tracking}</a>.</p>`;
   return sendStorePage(request, reply, 'settings', 'Store settings', content, {
     status: opts.status ?? 200,
@@ -52,7 +67,7 @@ async function settingsPage(
   });
 }
 
-/** Store settings: name, currency, mode, published, standard delivery fee, plan (with each plan's limits), tracking page link. */
+/** Store settings: name, currency, mode, published, standard delivery fee; the plan read-only (the operator sets it) with each plan's limits; tracking page link. */
 export async function settingsPages(app: FastifyInstance) {
   app.get<Params>('/stores/:storeId/settings', async (request, reply) =>
     settingsPage(request, reply, { notice: request.query.done === 'saved' ? 'Saved.' : null }),
@@ -62,7 +77,7 @@ export async function settingsPages(app: FastifyInstance) {
     const form = formOf(request);
     let settings: StoreSettings;
     try {
-      settings = parseSettings(form);
+      settings = parseSettings(form, request.ownedStore!.plan);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       return settingsPage(request, reply, { status: 400, error: err.message, form });
