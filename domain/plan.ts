@@ -20,3 +20,8 @@ export const PLAN_EXTRAS: Record<StorePlan, { trackingBadge: boolean }> = {
   free: { trackingBadge: true },
   paid: { trackingBadge: false },
 };
+
+/** Whether the store's public tracking pages carry the "Tracking by Store Commerce" badge now (free plan, ended paid plans included). */
+export function showsTrackingBadge(record: PlanRecord, now: number = Date.now()): boolean {
+  return PLAN_EXTRAS[effectivePlan(record, now)].trackingBadge;
+}

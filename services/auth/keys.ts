@@ -5,6 +5,7 @@ import type { Scope } from '../../domain/scopes.js';
 import type { StoreMode, StorePlan } from '../../domain/store.js';
 import { clientKey } from '../../domain/client-address.js';
 import { effectivePlan } from '../../domain/plan.js';
+import { sellsCatalogue } from '../../domain/store-mode.js';
 
 export interface KeyHit {
   principal: Principal;
@@ -83,7 +84,7 @@ export async function findKeyAndCount(em: EntityManager, keyHash: string, visito
       storeName: row.name,
       storeCurrency: row.currency,
       storeMode: row.mode,
-      storePublished: row.published,
+      storePublished: sellsCatalogue(row),
       storeDeliveryFee: row.standard_delivery_fee,
       platform: row.platform,
     },
