@@ -40,7 +40,12 @@ export async function findOwnedStore(em: EntityManager, ownerId: string, storeId
   return row ? withPlanInForce(row) : null;
 }
 
-const withPlanInForce = (row: OwnedStore): OwnedStore => ({ ...row, plan: effectivePlan({ plan: row.plan, paidUntil: row.paid_until }) });
+// The driver gives timestamptz as text here: paid_until becomes a Date, and plan the plan in force.
+const withPlanInForce = (row: OwnedStore): OwnedStore => ({
+  ...row,
+  plan: effectivePlan({ plan: row.plan, paidUntil: row.paid_until }),
+  paid_until: row.paid_until === null ? null : new Date(row.paid_until),
+});
 
 /** Creates a store owned by this owner, store and membership together or not at all. */
 export async function createOwnedStore(em: EntityManager, ownerId: string, input: NewStore): Promise<string> {

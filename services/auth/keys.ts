@@ -53,7 +53,7 @@ interface KeyRow {
   connection_id: string | null;
   store_id: string;
   plan: StorePlan;
-  paid_until: Date | null;
+  paid_until: Date | string | null;
   slug: string;
   name: string;
   currency: string;

@@ -24,7 +24,7 @@ const hashCode = (code: string) => createHash('sha256').update(code).digest('hex
  */
 export async function connectionAllowance(em: EntityManager, storeId: string, lock = false) {
   if (lock) await em.execute(`select 1 from stores where id = ? for update`, [storeId]);
-  const [row] = await em.execute<{ plan: StorePlan; paid_until: Date | null; active: number }[]>(
+  const [row] = await em.execute<{ plan: StorePlan; paid_until: Date | string | null; active: number }[]>(
     `select s.plan, s.paid_until, (select count(*)::int from connections c where c.store_id = s.id and c.status = 'active') as active from stores s where s.id = ?`,
     [storeId],
   );

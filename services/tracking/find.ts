@@ -34,7 +34,7 @@ export type TrackingRow = Pick<
   store_name: string;
   /** The store's plan record, for the pages' badge (never shown, never in the API's answer). */
   store_plan: StorePlan;
-  store_paid_until: Date | null;
+  store_paid_until: Date | string | null;
   history: { status: OrderStatus; comment: string | null; created_at: string }[];
 };
 
@@ -95,7 +95,7 @@ export async function findStoreBySlug(
   em: EntityManager,
   slug: string,
 ): Promise<{ id: string; name: string; trackingBadge: boolean } | null> {
-  const [store] = await em.execute<{ id: string; name: string; plan: StorePlan; paid_until: Date | null }[]>(
+  const [store] = await em.execute<{ id: string; name: string; plan: StorePlan; paid_until: Date | string | null }[]>(
     `select id, name, plan, paid_until from stores where slug = ?`,
     [slug],
   );
