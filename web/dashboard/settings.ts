@@ -2,12 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RATE_LIMITS } from '../../domain/rate-limits.js';
 import { CONNECTED_SHOPS_PER_PLAN, STORE_MODES, STORE_PLANS } from '../../domain/store.js';
 import { ApiError } from '../../contract/errors.js';
-import { iso } from '../../domain/dates.js';
 import type { OwnedStore } from '../../services/accounts/stores.js';
 import { parseSettings, saveStoreSettings, type StoreSettings } from '../../services/dashboard/settings.js';
 import { storeUrls } from '../../contract/urls.js';
 import { html } from '../html.js';
 import { formOf } from './guard.js';
+import { planEndWords } from './plan-end.js';
 import { sendStorePage, storePath } from './layout.js';
 import { csrfField } from './session.js';
 
@@ -28,15 +28,8 @@ function plansTable() {
 
 /** The plan in force, read-only: its end when it has one, or when it ended. */
 function planSummary(store: OwnedStore) {
-  const end = store.paid_until ? `${iso(store.paid_until).slice(0, 16).replace('T', ' ')} UTC` : null;
-  const ends =
-    store.plan === 'paid'
-      ? end
-        ? html`, until ${end}`
-        : html`, with no end date`
-      : end && store.paid_until!.getTime() <= Date.now()
-        ? html` (the paid plan ended ${end})`
-        : '';
+  const end = planEndWords(store);
+  const ends = end === null ? '' : store.plan === 'paid' ? `, ${end}` : ` (${end})`;
   return html`<p id="plan-summary">This store is on the <strong>${store.plan}</strong> plan${ends}.</p>`;
 }
 
