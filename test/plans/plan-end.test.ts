@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectionAllowance } from '../../services/connections/codes.js';
+import { setStorePlan } from '../../services/plans.js';
 import { workflowIds } from '../../workflows/definitions.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/receiver.js';
@@ -44,7 +45,15 @@ const inSeconds = (s: number) => new Date(Date.now() + s * 1000).toISOString();
 /** The store's plan-end workflow, once the outbox relay has handed it over. */
 async function planEndOf(storeId: string) {
   const handle = t.temporal.client.workflow.getHandle(workflowIds.planEnd(storeId));
-  await eventually(() => handle.describe().then(() => true, () => false), 20_000, 'plan-end workflow started');
+  await eventually(
+    () =>
+      handle.describe().then(
+        () => true,
+        () => false,
+      ),
+    20_000,
+    'plan-end workflow started',
+  );
   return handle;
 }
 
@@ -64,56 +73,64 @@ describe('store plan --until', () => {
     expect((await stored(store.id)).plan).toBe('free');
   });
 
-  it('a paid plan with an end has paid limits until then; the timer falls the store back to free, nothing deleted', { timeout: 60_000 }, async () => {
-    const s = await createTestStore(t.orm);
-    const until = inSeconds(6);
-    const out = await plan(s.store.id, '--plan', 'paid', '--until', until);
-    expect(out.store).toMatchObject({ id: s.store.id, plan: 'paid', paid_until: until });
-    expect(await limitOf(s.secret)).toBe(300);
-    // Three shops connected while paid (the paid allowance is 5).
-    for (const n of [1, 2, 3]) await createTestConnection(t.orm, s.store.id, 'platform_a', `https://paid-${n}.example`);
-    expect((await connectionAllowance(t.orm.em.fork(), s.store.id)).full).toBe(false);
+  it(
+    'a paid plan with an end has paid limits until then; the timer falls the store back to free, nothing deleted',
+    { timeout: 90_000 },
+    async () => {
+      const s = await createTestStore(t.orm);
+      // Far enough ahead for the CLI (a process of its own) to start on a busy machine.
+      const until = inSeconds(10);
+      const out = await plan(s.store.id, '--plan', 'paid', '--until', until);
+      expect(out.store).toMatchObject({ id: s.store.id, plan: 'paid', paid_until: until });
+      expect(await limitOf(s.secret)).toBe(300);
+      // Three shops connected while paid (the paid allowance is 5).
+      for (const n of [1, 2, 3]) await createTestConnection(t.orm, s.store.id, 'platform_a', `https://paid-${n}.example`);
+      expect((await connectionAllowance(t.orm.em.fork(), s.store.id)).full).toBe(false);
 
-    const handle = await planEndOf(s.store.id);
-    expect(await handle.result()).toEqual({ outcome: 'fell_back', paidUntil: until });
-    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(until));
-    expect(await stored(s.store.id)).toEqual({ plan: 'free', paid_until: until });
-    expect(await limitOf(s.secret)).toBe(60);
-    // Nothing deleted: the three shops stay connected, but a new one is beyond the free allowance (1).
-    const [row] = await t.orm.em
-      .fork()
-      .execute<{ n: number }[]>(`select count(*)::int as n from connections where store_id = ? and status = 'active'`, [s.store.id]);
-    expect(row!.n).toBe(3);
-    expect(await connectionAllowance(t.orm.em.fork(), s.store.id)).toMatchObject({ plan: 'free', limit: 1, active: 3, full: true });
-    const shown = await admin('store', 'show', '--store', s.store.id, '--json');
-    expect(JSON.parse(shown.stdout).store).toMatchObject({ plan: 'free', paid_until: null });
-  });
+      const handle = await planEndOf(s.store.id);
+      expect(await handle.result()).toEqual({ outcome: 'fell_back', paidUntil: until });
+      expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(until));
+      expect(await stored(s.store.id)).toEqual({ plan: 'free', paid_until: until });
+      expect(await limitOf(s.secret)).toBe(60);
+      // Nothing deleted: the three shops stay connected, but a new one is beyond the free allowance (1).
+      const [row] = await t.orm.em
+        .fork()
+        .execute<{ n: number }[]>(`select count(*)::int as n from connections where store_id = ? and status = 'active'`, [s.store.id]);
+      expect(row!.n).toBe(3);
+      expect(await connectionAllowance(t.orm.em.fork(), s.store.id)).toMatchObject({ plan: 'free', limit: 1, active: 3, full: true });
+      const shown = await admin('store', 'show', '--store', s.store.id, '--json');
+      expect(JSON.parse(shown.stdout).store).toMatchObject({ plan: 'free', paid_until: null });
+    },
+  );
 
-  it('running it again later moves the end: the old timer never undoes the extension; a plan without an end stops the timer', { timeout: 60_000 }, async () => {
-    const s = await createTestStore(t.orm);
-    const first = inSeconds(4);
-    await plan(s.store.id, '--plan', 'paid', '--until', first);
-    const handle = await planEndOf(s.store.id);
-    const later = inSeconds(3600);
-    expect((await plan(s.store.id, '--plan', 'paid', '--until', later)).store.paid_until).toBe(later);
-    await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(first) - Date.now()) + 2500));
-    expect(await stored(s.store.id)).toEqual({ plan: 'paid', paid_until: later });
-    expect(await limitOf(s.secret)).toBe(300);
-    expect((await handle.describe()).status.name).toBe('RUNNING');
+  it(
+    'running it again later moves the end: the old timer never undoes the extension; a plan without an end stops the timer',
+    { timeout: 90_000 },
+    async () => {
+      const s = await createTestStore(t.orm);
+      // The end and its extension through the service the CLI runs (no process start to race the 4 s timer).
+      const first = inSeconds(4);
+      await setStorePlan(t.orm.em.fork(), s.store.id, 'paid', new Date(first));
+      const handle = await planEndOf(s.store.id);
+      const later = inSeconds(3600);
+      await setStorePlan(t.orm.em.fork(), s.store.id, 'paid', new Date(later));
+      await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(first) - Date.now()) + 2500));
+      expect(await stored(s.store.id)).toEqual({ plan: 'paid', paid_until: later });
+      expect(await limitOf(s.secret)).toBe(300);
+      expect((await handle.describe()).status.name).toBe('RUNNING');
 
-    // Paid with no end: the same workflow is told and ends without touching the store.
-    expect((await plan(s.store.id, '--plan', 'paid')).store).toMatchObject({ plan: 'paid', paid_until: null });
-    expect(await handle.result()).toEqual({ outcome: 'kept', paidUntil: null });
-    expect(await stored(s.store.id)).toEqual({ plan: 'paid', paid_until: null });
-  });
+      // Paid with no end: the same workflow is told and ends without touching the store.
+      expect((await plan(s.store.id, '--plan', 'paid')).store).toMatchObject({ plan: 'paid', paid_until: null });
+      expect(await handle.result()).toEqual({ outcome: 'kept', paidUntil: null });
+      expect(await stored(s.store.id)).toEqual({ plan: 'paid', paid_until: null });
+    },
+  );
 });
 
 describe('a passed end counts as free on every read, even before the timer has run', () => {
   it('limits, connected-shop allowance and the tracking badge follow the end, not the stored plan', async () => {
     const s = await createTestStore(t.orm);
-    await t.orm.em
-      .fork()
-      .execute(`update stores set plan = 'paid', paid_until = now() - interval '1 minute' where id = ?`, [s.store.id]);
+    await t.orm.em.fork().execute(`update stores set plan = 'paid', paid_until = now() - interval '1 minute' where id = ?`, [s.store.id]);
     expect(await limitOf(s.secret)).toBe(60);
     expect(await connectionAllowance(t.orm.em.fork(), s.store.id)).toMatchObject({ plan: 'free', limit: 1 });
     const page = await t.request({ method: 'GET', url: `/s/${s.store.slug}/track` });
