@@ -7,7 +7,7 @@ import { html, type SafeHtml } from './html.js';
 import { signInForm, signUpForm } from './dashboard/auth.js';
 import { formOf } from './dashboard/guard.js';
 import { newStoreInput } from './dashboard/home.js';
-import { flash, sendPage } from './dashboard/render.js';
+import { sendPage } from './dashboard/render.js';
 import { csrfField } from './dashboard/session.js';
 
 type Route = { Params: { platform: string }; Querystring: Record<string, unknown> };
@@ -34,13 +34,7 @@ const hidden = (req: ConnectRequest, query: (n: string) => string | undefined) =
   );
 
 /** The page a signed-in owner approves or declines on: pick a store (or a new one), then Approve or Decline. */
-async function approvalPage(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  req: ConnectRequest,
-  query: (n: string) => string | undefined,
-  opts: { status?: number; error?: SafeHtml | string | null } = {},
-) {
+async function approvalPage(request: FastifyRequest, reply: FastifyReply, req: ConnectRequest, query: (n: string) => string | undefined) {
   const em = request.server.orm.em;
   const owner = request.ownerSession!.owner;
   const stores = await listOwnedStores(em, owner.id);
@@ -50,16 +44,17 @@ async function approvalPage(
     const a = allowances[i]!;
     return html`<label class="dash-check"><input type="radio" name="store" value="${s.id}"${i === firstOpen ? html` checked` : ''}> ${s.name} <span class="muted">(${a.active} of ${a.limit} connected shops on the ${a.plan} plan${a.full ? '; full' : ''})</span></label>`;
   });
-  const body = html`<div class="dash dash-narrow"><h1>Connect a shop</h1>${flash('errors', typeof opts.error === 'string' ? opts.error : null)}${opts.error && typeof opts.error !== 'string' ? html`<div class="errors" role="alert">${opts.error}</div>` : ''}
+  const body = html`<div class="dash dash-narrow"><h1>Connect a shop</h1>
 ${shopBox(req)}<form method="post" action="/connect/${req.platform}" class="card">${csrfField(request, reply, 'session')}${hidden(req, query)}
 <fieldset><legend>Connect it to</legend>${choices}
 <label class="dash-check"><input type="radio" name="store" value="new"${firstOpen === -1 ? html` checked` : ''}> a new store</label>
+${allowances.some((a) => a.full) ? html`<p class="muted">A full store cannot take another shop: approving it sends you back to the shop with nothing connected.</p>` : ''}
 <label for="new-name">New store’s name</label><input id="new-name" name="new_name" maxlength="120" value="${req.name ?? req.host}">
 <label for="new-currency">New store’s currency</label><input id="new-currency" name="new_currency" maxlength="3" value="${req.currency ?? 'USD'}"></fieldset>
 <button type="submit" name="decision" value="approve">Approve</button> <button type="submit" name="decision" value="decline" class="dash-plain">Decline</button></form>
 <p class="muted">Signed in as ${owner.email}.</p></div>`;
   // CSP form-action also governs the redirect that follows the form, so the shop's origin is allowed here.
-  return sendPage(reply, 'Connect a shop', body, { status: opts.status ?? 200, formTargets: [new URL(req.returnUrl).origin] });
+  return sendPage(reply, 'Connect a shop', body, { formTargets: [new URL(req.returnUrl).origin] });
 }
 
 function signedOutPage(request: FastifyRequest, reply: FastifyReply, req: ConnectRequest) {
