@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Store } from '../db/entities/store.js';
 import { enqueueHandOffs } from '../db/outbox.js';
+import { iso } from '../domain/dates.js';
 import type { StorePlan } from '../domain/store.js';
 import { planEndChanged, signalWithStart, workflowIds, workflows } from '../workflows/definitions.js';
 
@@ -37,14 +38,26 @@ export async function setStorePlan(em: EntityManager, storeId: string, plan: Sto
 
 /**
  * Falls a store back to free when its paid plan still ends at paidUntil (the plan-end timer's end): a
- * later extension or plan change has another paid_until, so an old timer changes nothing. Nothing is
- * deleted; paid_until stays, to tell when the paid plan ended. Idempotent.
+ * later extension or plan change has another paid_until, so an old timer changes nothing, and the end
+ * the store has now (null when it is not paid or does not end) is reported instead. Nothing is
+ * deleted; paid_until stays, to tell when the paid plan ended. Idempotent. One statement.
  */
-export async function endPaidPlan(em: EntityManager, storeId: string, paidUntil: string): Promise<boolean> {
-  const rows = await em.execute<{ id: string }[]>(
-    `update stores set plan = 'free', updated_at = now()
-     where id = ? and plan = 'paid' and paid_until = ?::timestamptz returning id`,
-    [storeId, paidUntil],
+export async function endPaidPlan(
+  em: EntityManager,
+  storeId: string,
+  paidUntil: string,
+): Promise<{ fellBack: boolean; paidUntil: string | null }> {
+  // Compared to the millisecond, as the workflow carries it (ISO 8601). The outer select reads the row as
+  // it was before the update: only used when nothing was updated.
+  const [row] = await em.execute<{ fell_back: boolean; paid_until: string | Date | null }[]>(
+    `with done as (
+       update stores set plan = 'free', updated_at = now()
+       where id = ? and plan = 'paid' and date_trunc('milliseconds', paid_until) = ?::timestamptz returning id
+     )
+     select exists (select 1 from done) as fell_back,
+       (select paid_until from stores where id = ? and plan = 'paid') as paid_until`,
+    [storeId, paidUntil, storeId],
   );
-  return rows.length > 0;
+  if (row!.fell_back) return { fellBack: true, paidUntil: null };
+  return { fellBack: false, paidUntil: row!.paid_until === null ? null : iso(row!.paid_until) };
 }

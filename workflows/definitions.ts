@@ -182,9 +182,15 @@ export interface PlanEndResult {
   outcome: 'fell_back' | 'kept';
   paidUntil: string | null;
 }
+/** What the plan-end activity found: whether it fell the store back, else the end the store has now (null: none). */
+export interface PlanEndCheck {
+  fellBack: boolean;
+  /** When the store did not fall back: its paid plan's current end (ISO 8601), or null when it is not paid or does not end. */
+  paidUntil: string | null;
+}
 export interface PlanEndActivities {
-  /** Sets the store's plan to free if it is still paid and still ends at paidUntil; whether it did. */
-  endPaidPlan: (input: { storeId: string; paidUntil: string }) => Promise<boolean>;
+  /** Sets the store's plan to free if it is still paid and still ends at paidUntil; else reports the end it has now. */
+  endPaidPlan: (input: { storeId: string; paidUntil: string }) => Promise<PlanEndCheck>;
 }
 
 // ---- Housekeeping (Temporal Schedules) -----------------------------------------------------------------

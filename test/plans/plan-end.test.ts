@@ -127,6 +127,27 @@ describe('store plan --until', () => {
   );
 });
 
+describe('the database is the truth for the timer', () => {
+  it(
+    'an end the workflow was never told of (a hand-off lost or late) is found at the old end and waited for',
+    { timeout: 90_000 },
+    async () => {
+      const s = await createTestStore(t.orm);
+      const first = inSeconds(4);
+      await setStorePlan(t.orm.em.fork(), s.store.id, 'paid', new Date(first));
+      const handle = await planEndOf(s.store.id);
+      // Moved behind the workflow's back, to the microsecond as SQL writes it.
+      await t.orm.em
+        .fork()
+        .execute(`update stores set paid_until = ?::timestamptz + interval '3.000123 seconds' where id = ?`, [first, s.store.id]);
+      const later = (await stored(s.store.id)).paid_until!;
+      expect(await handle.result()).toEqual({ outcome: 'fell_back', paidUntil: later });
+      expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(later));
+      expect((await stored(s.store.id)).plan).toBe('free');
+    },
+  );
+});
+
 describe('a passed end counts as free on every read, even before the timer has run', () => {
   it('limits, connected-shop allowance and the tracking badge follow the end, not the stored plan', async () => {
     const s = await createTestStore(t.orm);
