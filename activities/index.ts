@@ -3,6 +3,7 @@ import type { ActivityDeps } from './deps.js';
 import { checkoutActivities } from './checkout.js';
 import { connectionActivities } from './connections.js';
 import { housekeepingActivities } from './housekeeping.js';
+import { planActivities } from './plans.js';
 import { trackingActivities } from './tracking.js';
 import { webhookLaneActivities } from './webhook-lane.js';
 import { webhookActivities } from './webhooks.js';
@@ -19,5 +20,6 @@ export function createActivities(deps: ActivityDeps) {
     ...connectionActivities(deps),
     ...checkoutActivities(deps),
     ...housekeepingActivities(deps),
+    ...planActivities(deps),
   } satisfies WorkflowActivities;
 }

@@ -15,7 +15,7 @@ export interface Principal {
   storeName: string;
   storeCurrency: string;
   storeMode: StoreMode;
-  /** Whether the catalogue is open, and the standard delivery fee (decimal text): the catalogue and checkout need no store read. */
+  /** Whether the catalogue is open (published and in full mode: domain/store-mode.ts), and the standard delivery fee (decimal text): the catalogue and checkout need no store read. */
   storePublished: boolean;
   storeDeliveryFee: string;
   /** The platform of a connection key's shop; null for other keys. */

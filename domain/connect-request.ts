@@ -34,7 +34,7 @@ const webUrl = (text: string): URL | null => {
 export function parseConnectRequest(
   platform: string,
   get: (name: string) => string | null | undefined,
-): { ok: true; request: ConnectRequest } | { ok: false; problems: string[] } {
+): { ok: true; request: ConnectRequest } | { ok: false; problems: string[]; returnTo: ConnectReturn | null } {
   const problems: string[] = [];
   if (!CONNECT_PLATFORMS.includes(platform as ConnectPlatform))
     problems.push(`“${platform.slice(0, 40)}” is not a platform this service connects (platform_a or platform_b).`);
@@ -51,7 +51,13 @@ export function parseConnectRequest(
   const state = get('state') ?? '';
   if (!state) problems.push('state is missing.');
   else if (state.length > 500) problems.push('state is too long (at most 500 characters).');
-  if (problems.length) return { ok: false, problems };
+  if (problems.length) {
+    // The failure goes back to the plugin only when return_url is proven the shop's own (same host as a
+    // valid site_url): anything less would make this page an open redirect.
+    const proven = back !== null && host !== null && shopHost(back.href) === host;
+    const returnTo = proven ? { returnUrl: back.href, state: state && state.length <= 500 ? state : null } : null;
+    return { ok: false, problems, returnTo };
+  }
   const currency = get('currency')?.trim().toUpperCase() ?? '';
   const text = (name: string, max: number) => get(name)?.trim().slice(0, max) || null;
   return {
@@ -69,11 +75,25 @@ export function parseConnectRequest(
   };
 }
 
-/** return_url with the outcome added (its own query kept): svc_code or svc_error, and state. */
-export function connectReturnUrl(request: ConnectRequest, outcome: { code: string } | { error: 'access_denied' }): string {
-  const url = new URL(request.returnUrl);
+/** Where the browser goes back to: a checked return_url, and the plugin's state (null when it sent none usable). */
+export interface ConnectReturn {
+  returnUrl: string;
+  state: string | null;
+}
+
+/**
+ * The svc_error codes the connect page sends back: the owner declined (access_denied), the picked store
+ * is at its plan's limit of connected shops (plan_limit), or the request or the owner's form could not
+ * be used (invalid_request).
+ */
+export const CONNECT_ERRORS = ['access_denied', 'plan_limit', 'invalid_request'] as const;
+export type ConnectError = (typeof CONNECT_ERRORS)[number];
+
+/** return_url with the outcome added (its own query kept): svc_code or svc_error, and state when there is one. */
+export function connectReturnUrl(back: ConnectReturn, outcome: { code: string } | { error: ConnectError }): string {
+  const url = new URL(back.returnUrl);
   if ('code' in outcome) url.searchParams.set('svc_code', outcome.code);
   else url.searchParams.set('svc_error', outcome.error);
-  url.searchParams.set('state', request.state);
+  if (back.state !== null) url.searchParams.set('state', back.state);
   return url.href;
 }

@@ -10,6 +10,19 @@ export const STATUS_LABELS: Record<OrderStatus, string> = {
   cancelled: 'Cancelled',
 };
 
+/** The statuses that say where the parcel is: from them on the order is with the courier. */
+const SHIPPING_STATUSES: readonly OrderStatus[] = ['shipped', 'out_for_delivery', 'completed'];
+
+/**
+ * The shipping status in words (the order's tracking.status_text, the tracking result's
+ * shipping_status_text): the shopper's label of the order's status once the parcel is on its way
+ * (Shipped, Out for delivery, Delivered); null before it ships and for a cancelled order. A text the
+ * order carries itself wins over it.
+ */
+export function shippingStatusText(status: OrderStatus, stored: string | null = null): string | null {
+  return stored ?? (SHIPPING_STATUSES.includes(status) ? STATUS_LABELS[status] : null);
+}
+
 const STEPS: OrderStatus[] = ['pending', 'confirmed', 'shipped', 'out_for_delivery', 'completed'];
 
 export interface ProgressStep {

@@ -50,15 +50,6 @@ export async function createStore(em: EntityManager, input: NewStore): Promise<S
   throw new Error(`no free slug for ${base} after ${MAX_SLUG_ATTEMPTS} attempts`);
 }
 
-/** Moves a store to another plan; rate limits follow from the next request, since each request reads the plan. */
-export async function setStorePlan(em: EntityManager, storeId: string, plan: StorePlan): Promise<Store | null> {
-  const store = await em.findOne(Store, storeId);
-  if (!store) return null;
-  store.plan = plan;
-  await em.flush();
-  return store;
-}
-
 /** A store and all its keys, revoked ones included, oldest first; null when no such store. */
 export async function findStoreWithKeys(em: EntityManager, storeId: string): Promise<{ store: Store; keys: ApiKey[] } | null> {
   const store = await em.findOne(Store, storeId);

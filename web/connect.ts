@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CONNECTED_SHOPS_PER_PLAN } from '../domain/store.js';
-import { connectReturnUrl, parseConnectRequest, type ConnectRequest } from '../domain/connect-request.js';
+import { connectReturnUrl, parseConnectRequest, type ConnectError, type ConnectRequest } from '../domain/connect-request.js';
 import { createOwnedStore, findOwnedStore, listOwnedStores } from '../services/accounts/stores.js';
 import { ApiError } from '../contract/errors.js';
 import { approveConnection, connectionAllowance } from '../services/connections/codes.js';
@@ -8,8 +7,7 @@ import { html, type SafeHtml } from './html.js';
 import { signInForm, signUpForm } from './dashboard/auth.js';
 import { formOf } from './dashboard/guard.js';
 import { newStoreInput } from './dashboard/home.js';
-import { storePath } from './dashboard/layout.js';
-import { flash, sendPage } from './dashboard/render.js';
+import { sendPage } from './dashboard/render.js';
 import { csrfField } from './dashboard/session.js';
 
 type Route = { Params: { platform: string }; Querystring: Record<string, unknown> };
@@ -36,13 +34,7 @@ const hidden = (req: ConnectRequest, query: (n: string) => string | undefined) =
   );
 
 /** The page a signed-in owner approves or declines on: pick a store (or a new one), then Approve or Decline. */
-async function approvalPage(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  req: ConnectRequest,
-  query: (n: string) => string | undefined,
-  opts: { status?: number; error?: SafeHtml | string | null } = {},
-) {
+async function approvalPage(request: FastifyRequest, reply: FastifyReply, req: ConnectRequest, query: (n: string) => string | undefined) {
   const em = request.server.orm.em;
   const owner = request.ownerSession!.owner;
   const stores = await listOwnedStores(em, owner.id);
@@ -52,16 +44,17 @@ async function approvalPage(
     const a = allowances[i]!;
     return html`<label class="dash-check"><input type="radio" name="store" value="${s.id}"${i === firstOpen ? html` checked` : ''}> ${s.name} <span class="muted">(${a.active} of ${a.limit} connected shops on the ${a.plan} plan${a.full ? '; full' : ''})</span></label>`;
   });
-  const body = html`<div class="dash dash-narrow"><h1>Connect a shop</h1>${flash('errors', typeof opts.error === 'string' ? opts.error : null)}${opts.error && typeof opts.error !== 'string' ? html`<div class="errors" role="alert">${opts.error}</div>` : ''}
+  const body = html`<div class="dash dash-narrow"><h1>Connect a shop</h1>
 ${shopBox(req)}<form method="post" action="/connect/${req.platform}" class="card">${csrfField(request, reply, 'session')}${hidden(req, query)}
 <fieldset><legend>Connect it to</legend>${choices}
 <label class="dash-check"><input type="radio" name="store" value="new"${firstOpen === -1 ? html` checked` : ''}> a new store</label>
+${allowances.some((a) => a.full) ? html`<p class="muted">A full store cannot take another shop: approving it sends you back to the shop with nothing connected.</p>` : ''}
 <label for="new-name">New store’s name</label><input id="new-name" name="new_name" maxlength="120" value="${req.name ?? req.host}">
 <label for="new-currency">New store’s currency</label><input id="new-currency" name="new_currency" maxlength="3" value="${req.currency ?? 'USD'}"></fieldset>
 <button type="submit" name="decision" value="approve">Approve</button> <button type="submit" name="decision" value="decline" class="dash-plain">Decline</button></form>
 <p class="muted">Signed in as ${owner.email}.</p></div>`;
   // CSP form-action also governs the redirect that follows the form, so the shop's origin is allowed here.
-  return sendPage(reply, 'Connect a shop', body, { status: opts.status ?? 200, formTargets: [new URL(req.returnUrl).origin] });
+  return sendPage(reply, 'Connect a shop', body, { formTargets: [new URL(req.returnUrl).origin] });
 }
 
 function signedOutPage(request: FastifyRequest, reply: FastifyReply, req: ConnectRequest) {
@@ -71,12 +64,20 @@ function signedOutPage(request: FastifyRequest, reply: FastifyReply, req: Connec
   return sendPage(reply, 'Connect a shop', body);
 }
 
-/** The connect page of the spec's Connection flow: GET shows it (sign-in first when needed), POST approves or declines. */
+/**
+ * The connect page of the spec's Connection flow: GET shows it (sign-in first when needed), POST approves
+ * or declines. Every failure goes back to the plugin (return_url with svc_error and state: 302 from GET,
+ * 303 from POST) when return_url is proven the shop's own; only a request without such a return_url gets
+ * an error page here. A POST that fails the form check (another site's form) stays here too (the guard's 403).
+ */
 export async function connectPages(app: FastifyInstance) {
   app.get<Route>('/connect/:platform', { config: { dashboardPublic: true } }, async (request, reply) => {
     const query = (name: string) => one(request.query[name]);
     const parsed = parseConnectRequest(request.params.platform, query);
-    if (!parsed.ok) return invalidPage(reply, parsed.problems);
+    if (!parsed.ok)
+      return parsed.returnTo
+        ? reply.redirect(connectReturnUrl(parsed.returnTo, { error: 'invalid_request' }), 302)
+        : invalidPage(reply, parsed.problems);
     return request.ownerSession ? approvalPage(request, reply, parsed.request, query) : signedOutPage(request, reply, parsed.request);
   });
 
@@ -84,18 +85,23 @@ export async function connectPages(app: FastifyInstance) {
     const form = formOf(request);
     const query = (name: string) => form.get(name) ?? undefined;
     const parsed = parseConnectRequest(request.params.platform, query);
-    if (!parsed.ok) return invalidPage(reply, parsed.problems);
+    if (!parsed.ok)
+      return parsed.returnTo
+        ? reply.redirect(connectReturnUrl(parsed.returnTo, { error: 'invalid_request' }), 303)
+        : invalidPage(reply, parsed.problems);
     const req = parsed.request;
-    if (form.get('decision') !== 'approve') return reply.redirect(connectReturnUrl(req, { error: 'access_denied' }), 303);
+    const back = (error: ConnectError) => reply.redirect(connectReturnUrl(req, { error }), 303);
+    if (form.get('decision') !== 'approve') return back('access_denied');
     const owner = request.ownerSession!.owner;
     let storeId: string;
     if (form.get('store') === 'new') {
       const input = newStoreInput(new URLSearchParams({ name: form.get('new_name') ?? '', currency: form.get('new_currency') ?? '' }));
-      if (!input.ok) return approvalPage(request, reply, req, query, { status: 400, error: input.message });
+      if (!input.ok) return back('invalid_request');
       storeId = await createOwnedStore(app.orm.em, owner.id, { name: input.name, currency: input.currency });
     } else {
+      // Not one of the owner's stores (or none picked): the same answer as a store that does not exist.
       const store = await findOwnedStore(app.orm.em, owner.id, form.get('store') ?? '');
-      if (!store) return approvalPage(request, reply, req, query, { status: 400, error: 'Pick one of your stores, or a new store.' });
+      if (!store) return back('invalid_request');
       storeId = store.id;
     }
     try {
@@ -109,10 +115,9 @@ export async function connectPages(app: FastifyInstance) {
       });
       return reply.redirect(connectReturnUrl(req, { code }), 303);
     } catch (err) {
-      // The plan's limit of connected shops (the store was picked above, and the request's site_url checked).
+      // The plan's limit of connected shops (checked under the store's row lock, so the page's "full" may be stale).
       if (!(err instanceof ApiError && err.code === 'conflict')) throw err;
-      const message = html`<p>${err.message}</p><p>Pick another store, connect a new store, or <a href="${storePath(storeId, '/settings')}">move this store to the paid plan</a> (${CONNECTED_SHOPS_PER_PLAN.paid} connected shops) and try again.</p>`;
-      return approvalPage(request, reply, req, query, { status: 409, error: message });
+      return back('plan_limit');
     }
   });
 }

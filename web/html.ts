@@ -53,14 +53,18 @@ main:has(>.dash){max-width:1080px}.dash-narrow{max-width:560px;margin:0 auto}.da
 .dash-tiles{display:grid;grid-template-columns:repeat(auto-fit,minmax(140px,1fr));gap:.75rem;margin-bottom:1rem}.dash-tile{display:flex;flex-direction:column;text-decoration:none;color:inherit;margin:0}.dash-tile strong{font-size:1.6rem}
 .dash-filters{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:.25rem .75rem;align-items:end}.dash-filters label{margin-top:0}
 .dash-status{display:inline-block;padding:.05rem .5rem;border-radius:999px;background:#eef3fb;font-size:.85rem}.dash-url{font-size:1rem;word-break:break-all}
+footer.badge{max-width:720px;margin:1.5rem auto;padding:0 1rem;text-align:center;font-size:.85rem}footer.badge a{color:var(--muted)}
 .dash-shop-url{font-size:1.3rem;font-weight:700;margin:.25rem 0}.dash .card>:first-child{margin-top:0}.dash-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}`;
 
-/** A whole page: mobile viewport, the small stylesheet, no script. */
-export function page(title: string, body: SafeHtml, opts: { heading?: string } = {}): string {
+/** A whole page: mobile viewport, the small stylesheet, no script; with badgeUrl, the free plan's "Tracking by Store Commerce" footer linking there. */
+export function page(title: string, body: SafeHtml, opts: { heading?: string; badgeUrl?: string } = {}): string {
+  const badge = opts.badgeUrl
+    ? html`<footer class="badge"><a href="${opts.badgeUrl}" rel="noopener" data-badge>Tracking by Store Commerce</a></footer>`
+    : '';
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>${title}</title><style>${raw(STYLE)}</style></head>
-<body><header class="site"><strong>${opts.heading ?? 'Store Commerce'}</strong></header><main>${body}</main></body></html>`.value;
+<body><header class="site"><strong>${opts.heading ?? 'Store Commerce'}</strong></header><main>${body}</main>${badge}</body></html>`.value;
 }
 
 /** Headers for every HTML page: no script may run, forms post only to us, nobody frames us. */

@@ -55,7 +55,7 @@ function history(o: TrackingResult['order']): SafeHtml {
 }
 
 /** The tracking facts of an order, as GET /tracking gives them: status, progress, delivery, items, history. No PII. */
-export function trackingView(result: TrackingResult, pageUrl?: string): string {
+export function trackingView(result: TrackingResult, pageUrl?: string, badgeUrl?: string): string {
   const o = result.order;
   const fees = [
     o.shipping_fee ? `shipping ${amount(o.shipping_fee, o.currency)}` : null,
@@ -71,13 +71,13 @@ ${o.status_comment ? html`<p class="card">${o.status_comment}</p>` : ''}
 ${history(o)}
 <p class="muted">Ordered ${when(o.created_at)} · updated ${when(o.updated_at)}</p>
 ${pageUrl ? html`<p><a href="${pageUrl}">Link to this order's tracking page</a></p>` : ''}`;
-  return page(`Order ${o.order_number} · ${result.store.name}`, body, { heading: result.store.name });
+  return page(`Order ${o.order_number} · ${result.store.name}`, body, { heading: result.store.name, badgeUrl });
 }
 
 const errorBox = (error: string | undefined) => (error ? html`<p class="errors" role="alert">${error}</p>` : '');
 
 /** The order page's question: the contact, before anything of the order is shown. */
-export function contactForm(storeName: string, action: string, error?: string): string {
+export function contactForm(storeName: string, action: string, error?: string, badgeUrl?: string): string {
   const body = html`<h1>Track your order</h1>
 <p>To see this order, enter the last 4 digits of the phone number you gave with it, or your email.</p>
 ${errorBox(error)}
@@ -85,11 +85,11 @@ ${errorBox(error)}
 <label for="contact">${CONTACT_LABEL}</label>
 <input id="contact" name="contact" required maxlength="320" autocomplete="off" autocapitalize="off" spellcheck="false">
 <button type="submit">Show my order</button></form>`;
-  return page(`Track your order · ${storeName}`, body, { heading: storeName });
+  return page(`Track your order · ${storeName}`, body, { heading: storeName, badgeUrl });
 }
 
 /** The store's tracking page: an order number and, for some orders, the contact. */
-export function storeForm(storeName: string, action: string, order = '', error?: string): string {
+export function storeForm(storeName: string, action: string, order = '', error?: string, badgeUrl?: string): string {
   const body = html`<h1>Track your order</h1>
 ${errorBox(error)}
 <form method="post" action="${action}">
@@ -99,7 +99,7 @@ ${errorBox(error)}
 <input id="contact" name="contact" maxlength="320" autocomplete="off" autocapitalize="off" spellcheck="false">
 <p class="muted">Orders placed on some shops need it; it is never shown.</p>
 <button type="submit">Track</button></form>`;
-  return page(`Track your order · ${storeName}`, body, { heading: storeName });
+  return page(`Track your order · ${storeName}`, body, { heading: storeName, badgeUrl });
 }
 
 /** A page with one message (unknown order, too many tries, failure). */

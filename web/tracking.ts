@@ -44,6 +44,8 @@ export async function trackingPages(app: FastifyInstance) {
   const rule = { maxWrong: app.config.trackingMaxWrongContact, lockoutSeconds: app.config.trackingLockoutSeconds };
   const config = { unmetered: true };
   const bodyLimit = 4096;
+  // The free plan's badge links to the service's own origin (PUBLIC_URL).
+  const badge = (shown: boolean) => (shown ? app.config.publicUrl : undefined);
 
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit }, (_request, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
@@ -74,7 +76,8 @@ export async function trackingPages(app: FastifyInstance) {
     withLink: boolean,
   ) {
     if (!(outcome instanceof TrackingRefused)) {
-      return send(reply, 200, trackingView(outcome.result, withLink ? orderTrackingPageUrl(app.config, outcome.orderId) : undefined));
+      const link = withLink ? orderTrackingPageUrl(app.config, outcome.orderId) : undefined;
+      return send(reply, 200, trackingView(outcome.result, link, badge(outcome.trackingBadge)));
     }
     switch (outcome.reason) {
       case 'not_found':
@@ -101,7 +104,11 @@ export async function trackingPages(app: FastifyInstance) {
   app.get<{ Params: { orderId: string } }>('/track/:orderId', { config }, async (request, reply) => {
     const outcome = await lookup(trackById(app.orm.em, rule, request.params.orderId, undefined));
     if (outcome instanceof TrackingRefused && outcome.reason === 'contact_missing')
-      return send(reply, 200, contactForm(outcome.storeName ?? '', orderPath(request.params.orderId)));
+      return send(
+        reply,
+        200,
+        contactForm(outcome.storeName ?? '', orderPath(request.params.orderId), undefined, badge(outcome.trackingBadge)),
+      );
     return answer(reply, outcome, () => '', noOrder, false);
   });
 
@@ -109,7 +116,9 @@ export async function trackingPages(app: FastifyInstance) {
     if (!(await metered(request, reply))) return reply;
     const outcome = await lookup(trackById(app.orm.em, rule, request.params.orderId, field(request.body, 'contact')));
     const storeName = outcome instanceof TrackingRefused ? (outcome.storeName ?? '') : '';
-    return answer(reply, outcome, (error) => contactForm(storeName, orderPath(request.params.orderId), error), noOrder, false);
+    const shown = outcome instanceof TrackingRefused ? outcome.trackingBadge : false;
+    const ask = (error?: string) => contactForm(storeName, orderPath(request.params.orderId), error, badge(shown));
+    return answer(reply, outcome, ask, noOrder, false);
   });
 
   // The store's page: a shopper types the order number (and the contact) and gets the order's tracking.
@@ -117,7 +126,7 @@ export async function trackingPages(app: FastifyInstance) {
     const store = await findStoreBySlug(app.orm.em, request.params.slug);
     if (!store) return send(reply, 404, messagePage('Store not found', 'There is no store at this address.'));
     const prefill = typeof request.query.order === 'string' ? request.query.order.slice(0, 255) : '';
-    return send(reply, 200, storeForm(store.name, storePath(request.params.slug), prefill));
+    return send(reply, 200, storeForm(store.name, storePath(request.params.slug), prefill, undefined, badge(store.trackingBadge)));
   });
 
   app.post<{ Params: { slug: string } }>('/s/:slug/track', { config, bodyLimit }, async (request, reply) => {
@@ -125,7 +134,7 @@ export async function trackingPages(app: FastifyInstance) {
     if (!store) return send(reply, 404, messagePage('Store not found', 'There is no store at this address.'));
     if (!(await metered(request, reply))) return reply;
     const order = field(request.body, 'order')?.slice(0, 255);
-    const ask = (error?: string) => storeForm(store.name, storePath(request.params.slug), order ?? '', error);
+    const ask = (error?: string) => storeForm(store.name, storePath(request.params.slug), order ?? '', error, badge(store.trackingBadge));
     if (!order) return send(reply, 422, ask('Enter your order number.'));
     const outcome = await lookup(trackByNumber(app.orm.em, rule, store.id, order, field(request.body, 'contact')));
     return answer(reply, outcome, ask, () => ask('No order with this number. Check it and try again.'), true);

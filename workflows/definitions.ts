@@ -29,6 +29,8 @@ export const workflowIds = {
   checkoutExpiry: (storeId: string, endsAt: string) => `checkout-expiry/${storeId}/${endsAt}`,
   /** The wrong-contact lockout of one order number in one store (numbers are shopper-visible, not secrets). */
   trackingLockout: (storeId: string, orderKey: string) => `tracking-lockout/${storeId}/${encodeURIComponent(orderKey)}`,
+  /** The end of one store's paid plan: a timer that falls the store back to free. */
+  planEnd: (storeId: string) => `plan-end/${storeId}`,
   /** The Temporal Schedule of one housekeeping job; its runs are `housekeeping/<job>-<time>`. */
   housekeeping: (job: HousekeepingJob) => `housekeeping/${job}`,
 };
@@ -166,6 +168,31 @@ export interface TrackingLockoutActivities {
   liftTrackingLockout: (input: TrackingLockoutInput) => Promise<boolean>;
 }
 
+// ---- The end of a paid plan ---------------------------------------------------------------------------
+
+export interface PlanEndInput {
+  storeId: string;
+  /** When the paid plan ends (ISO 8601 UTC); null: it does not end (the workflow has nothing to do). */
+  paidUntil: string | null;
+}
+/** The operator set the store's plan again (`store plan`): the plan now ends at paidUntil, or never (null). */
+export const planEndChanged = defineSignal<[{ paidUntil: string | null }]>('planEndChanged');
+export interface PlanEndResult {
+  /** fell_back: the store is free now; kept: the plan was changed before its end and this timer had nothing to do. */
+  outcome: 'fell_back' | 'kept';
+  paidUntil: string | null;
+}
+/** What the plan-end activity found: whether it fell the store back, else the end the store has now (null: none). */
+export interface PlanEndCheck {
+  fellBack: boolean;
+  /** When the store did not fall back: its paid plan's current end (ISO 8601), or null when it is not paid or does not end. */
+  paidUntil: string | null;
+}
+export interface PlanEndActivities {
+  /** Sets the store's plan to free if it is still paid and still ends at paidUntil; else reports the end it has now. */
+  endPaidPlan: (input: { storeId: string; paidUntil: string }) => Promise<PlanEndCheck>;
+}
+
 // ---- Housekeeping (Temporal Schedules) -----------------------------------------------------------------
 
 /** The periodic jobs, each a Temporal Schedule (`housekeeping/<job>`) that runs housekeepingWorkflow. */
@@ -214,6 +241,7 @@ export const workflows = {
   checkoutExpiry: defineWorkflow<[CheckoutExpiryInput], { expired: number }>('checkoutExpiryWorkflow'),
   trackingLockout: defineWorkflow<[input: TrackingLockoutInput, carried?: TrackingLockoutState | null]>('trackingLockoutWorkflow'),
   housekeeping: defineWorkflow<[HousekeepingJob], HousekeepingResult>('housekeepingWorkflow'),
+  planEnd: defineWorkflow<[PlanEndInput], PlanEndResult>('planEndWorkflow'),
 };
 
 /** Everything some workflow asks of its activities: createActivities (activities/index.ts) satisfies it. */
@@ -223,7 +251,8 @@ export type WorkflowActivities = WebhookLaneActivities &
   ConnectionPushActivities &
   CheckoutExpiryActivities &
   TrackingLockoutActivities &
-  HousekeepingActivities;
+  HousekeepingActivities &
+  PlanEndActivities;
 
 // ---- Hand-offs: what producers write to the outbox -----------------------------------------------------
 

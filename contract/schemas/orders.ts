@@ -188,7 +188,16 @@ export const Order = z
         image_url: Nullable,
       }),
     ),
-    tracking: z.object({ number: Nullable, courier: Nullable, url: Nullable, status_text: Nullable, page_url: z.url() }),
+    tracking: z.object({
+      number: Nullable,
+      courier: Nullable,
+      url: Nullable,
+      status_text: Nullable.openapi({
+        description:
+          'The shipping status in words once the order ships (Shipped, Out for delivery, Delivered); null before it ships and when cancelled.',
+      }),
+      page_url: z.url(),
+    }),
     note: Nullable,
     risk: z
       .object({ level: z.enum(RISK_LEVELS), flags: z.array(z.object({ code: z.string(), label: z.string() })) })

@@ -57,7 +57,10 @@ export const TrackingOrder = z
     status_comment: z.string().nullable(),
     shipping_awb: z.string().nullable().openapi({ description: 'The courier waybill (AWB) number.' }),
     shipping_courier: z.string().nullable(),
-    shipping_status_text: z.string().nullable(),
+    shipping_status_text: z.string().nullable().openapi({
+      description:
+        'The shipping status in words once the order ships (Shipped, Out for delivery, Delivered); null before it ships and when cancelled.',
+    }),
     status_history: z.array(TrackingStatusChange).openapi({ description: 'At most the last 100 changes, oldest first.' }),
     created_at: DateTime,
     updated_at: DateTime,

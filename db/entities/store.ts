@@ -12,6 +12,8 @@ const StoreSchema = defineEntity({
     currency: p.text(),
     mode: p.enum(STORE_MODES),
     plan: p.enum(STORE_PLANS),
+    /** When a paid plan ends (null: it does not); kept after the fall back to free. Read through domain/plan.ts effectivePlan. */
+    paidUntil: p.datetime().nullable(),
     published: p.boolean(),
     /** Charged when a product's delivery_fee is null. */
     standardDeliveryFee: p.decimal('string'),

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { StoreMode, StorePlan } from '../../domain/store.js';
+import { effectivePlan } from '../../domain/plan.js';
 import { isUuid } from '../../domain/uuid.js';
 import { createStore, type NewStore } from '../stores.js';
 
@@ -9,20 +10,24 @@ export interface OwnedStore {
   slug: string;
   currency: string;
   mode: StoreMode;
+  /** The plan in force now (domain/plan.ts effectivePlan): free once a paid plan's end has passed. */
   plan: StorePlan;
+  /** When the paid plan ends or ended (set by the operator); null when it does not end. */
+  paid_until: Date | null;
   published: boolean;
   standard_delivery_fee: string;
   role: 'owner';
 }
 
-const COLUMNS = `s.id, s.name, s.slug, s.currency, s.mode, s.plan, s.published, s.standard_delivery_fee::text as standard_delivery_fee, m.role`;
+const COLUMNS = `s.id, s.name, s.slug, s.currency, s.mode, s.plan, s.paid_until, s.published, s.standard_delivery_fee::text as standard_delivery_fee, m.role`;
 
 /** The stores this owner may manage, by name. */
 export async function listOwnedStores(em: EntityManager, ownerId: string): Promise<OwnedStore[]> {
-  return em.execute<OwnedStore[]>(
+  const rows = await em.execute<OwnedStore[]>(
     `select ${COLUMNS} from owner_stores m join stores s on s.id = m.store_id where m.owner_id = ? order by lower(s.name), s.id`,
     [ownerId],
   );
+  return rows.map(withPlanInForce);
 }
 
 /** The store when this owner is a member of it; null for another owner's store, an unknown or a malformed id alike. */
@@ -32,8 +37,15 @@ export async function findOwnedStore(em: EntityManager, ownerId: string, storeId
     `select ${COLUMNS} from owner_stores m join stores s on s.id = m.store_id where m.owner_id = ? and m.store_id = ?`,
     [ownerId, storeId],
   );
-  return row ?? null;
+  return row ? withPlanInForce(row) : null;
 }
+
+// The driver gives timestamptz as text here: paid_until becomes a Date, and plan the plan in force.
+const withPlanInForce = (row: OwnedStore): OwnedStore => ({
+  ...row,
+  plan: effectivePlan({ plan: row.plan, paidUntil: row.paid_until }),
+  paid_until: row.paid_until === null ? null : new Date(row.paid_until),
+});
 
 /** Creates a store owned by this owner, store and membership together or not at all. */
 export async function createOwnedStore(em: EntityManager, ownerId: string, input: NewStore): Promise<string> {

@@ -4,6 +4,8 @@ import type { Principal } from '../../contract/principal.js';
 import type { Scope } from '../../domain/scopes.js';
 import type { StoreMode, StorePlan } from '../../domain/store.js';
 import { clientKey } from '../../domain/client-address.js';
+import { effectivePlan } from '../../domain/plan.js';
+import { sellsCatalogue } from '../../domain/store-mode.js';
 
 export interface KeyHit {
   principal: Principal;
@@ -18,7 +20,7 @@ export interface KeyHit {
 const KEY_AND_COUNT = prepared(`
 with k as (
   select k.id, k.kind, k.scopes, k.origins, k.connection_id, k.store_id,
-    s.plan, s.slug, s.name, s.currency, s.mode, s.published, s.standard_delivery_fee, c.platform
+    s.plan, s.paid_until, s.slug, s.name, s.currency, s.mode, s.published, s.standard_delivery_fee, c.platform
   from api_keys k join stores s on s.id = k.store_id left join connections c on c.id = k.connection_id
   where k.key_hash = $1 and k.revoked_at is null
 ), touched as (
@@ -37,7 +39,7 @@ b as (
   returning c.bucket, c.count
 )
 select k.id, k.kind, k.scopes, k.origins, k.connection_id, k.store_id,
-  k.plan, k.slug, k.name, k.currency, k.mode, k.published, k.standard_delivery_fee, k.platform,
+  k.plan, k.paid_until, k.slug, k.name, k.currency, k.mode, k.published, k.standard_delivery_fee, k.platform,
   extract(epoch from w.ws)::bigint + 60 as reset_at,
   (select count from hits where bucket like 'key:%') as key_count,
   (select count from hits where bucket like 'visitor:%') as visitor_count
@@ -51,6 +53,7 @@ interface KeyRow {
   connection_id: string | null;
   store_id: string;
   plan: StorePlan;
+  paid_until: Date | string | null;
   slug: string;
   name: string;
   currency: string;
@@ -74,14 +77,14 @@ export async function findKeyAndCount(em: EntityManager, keyHash: string, visito
       kind: row.kind,
       connectionId: row.connection_id,
       storeId: row.store_id,
-      plan: row.plan,
+      plan: effectivePlan({ plan: row.plan, paidUntil: row.paid_until }),
       scopes: row.scopes,
       origins: row.origins,
       storeSlug: row.slug,
       storeName: row.name,
       storeCurrency: row.currency,
       storeMode: row.mode,
-      storePublished: row.published,
+      storePublished: sellsCatalogue(row),
       storeDeliveryFee: row.standard_delivery_fee,
       platform: row.platform,
     },

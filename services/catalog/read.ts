@@ -3,16 +3,21 @@ import type { Principal } from '../../contract/principal.js';
 import { ApiError } from '../../contract/errors.js';
 import type { ProductListQuery } from '../../contract/schemas/products.js';
 import { keysetPage } from '../../db/keyset-page.js';
+import { sellsCatalogue } from '../../domain/store-mode.js';
+import type { StoreMode } from '../../domain/store.js';
 import { isUuid } from '../../domain/uuid.js';
 import { PRODUCT_COLUMNS, presentProduct, type ProductRow, type StoreFacts } from './product-row.js';
 
-const STORE_COLUMNS = 'id, name, slug, currency, published, standard_delivery_fee';
+const STORE_COLUMNS = 'id, name, slug, currency, published, mode, standard_delivery_fee';
 
-/** The store by id or slug, or null. */
+/** The store by id or slug, or null; `published` says whether its catalogue is open (sellsCatalogue: a tracking_only store's is not). */
 export async function findStore(em: EntityManager, by: { id: string } | { slug: string }): Promise<StoreFacts | null> {
   const [column, value] = 'id' in by ? ['id', by.id] : ['slug', by.slug];
-  const rows = await em.execute<StoreFacts[]>(`select ${STORE_COLUMNS} from stores where ${column} = ?`, [value]);
-  return rows[0] ?? null;
+  const rows = await em.execute<(StoreFacts & { mode: StoreMode })[]>(`select ${STORE_COLUMNS} from stores where ${column} = ?`, [value]);
+  const row = rows[0];
+  if (!row) return null;
+  const { mode: _mode, ...facts } = row;
+  return { ...facts, published: sellsCatalogue(row) };
 }
 
 /** The caller's store as its key's auth statement read it: no query of its own. */

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { stockAfter, type PricedCart } from '../../domain/cart.js';
 import type { Shopper } from '../../domain/shopper-form.js';
+import { sellsCatalogue } from '../../domain/store-mode.js';
+import type { StoreMode } from '../../domain/store.js';
 import { storedVariants } from '../catalog/product-row.js';
 import { priceLines } from './cart.js';
 import { createNativeOrder } from './native-order.js';
@@ -48,15 +50,17 @@ export async function placeCartOrder(
         [session.id],
       );
       if (claimed.length === 0) return null;
-      const [store] = await tx.execute<(typeof session.store)[]>(
-        `select id, name, slug, currency, published, standard_delivery_fee from stores where id = ?`,
+      const [row] = await tx.execute<(typeof session.store & { mode: StoreMode })[]>(
+        `select id, name, slug, currency, published, mode, standard_delivery_fee from stores where id = ?`,
         [session.store.id],
       );
-      const cart = await priceLines(tx, store!, session.lines, true);
+      // Open for sale as the catalogue says it (a tracking_only store sells nothing), at the moment of placing.
+      const store = { ...row!, published: sellsCatalogue(row!) };
+      const cart = await priceLines(tx, store, session.lines, true);
       if (cart.problems.length > 0) throw new Refused({ kind: 'unavailable', cart });
       if (expectedTotal !== null && cart.total !== expectedTotal) throw new Refused({ kind: 'changed', cart });
       await takeStock(tx, cart);
-      const order = await createNativeOrder(tx, store!, cart, shopper, publicUrl);
+      const order = await createNativeOrder(tx, store, cart, shopper, publicUrl);
       await tx.execute(`update checkout_sessions set order_id = ? where id = ?`, [order.id, session.id]);
       return { kind: 'placed', orderId: order.id } as const;
     });

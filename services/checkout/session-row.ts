@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CartLine } from '../../domain/cart.js';
 import { hashCheckoutToken, isWellFormedToken } from '../../domain/checkout-token.js';
+import { sellsCatalogue } from '../../domain/store-mode.js';
+import type { StoreMode } from '../../domain/store.js';
 import type { StoreFacts } from '../catalog/product-row.js';
 
 /** A checkout session as the cart page sees it. */
@@ -28,6 +30,7 @@ interface Row {
   slug: string;
   currency: string;
   published: boolean;
+  mode: StoreMode;
   standard_delivery_fee: string;
 }
 
@@ -36,7 +39,7 @@ export async function findCartSession(em: EntityManager, token: string): Promise
   if (!isWellFormedToken(token)) return null;
   const rows = await em.execute<Row[]>(
     `select c.id, c.status, c.lines, c.return_url, c.order_id, c.expires_at, (c.expires_at <= now()) as past_expiry,
-       s.id as store_id, s.name as store_name, s.slug, s.currency, s.published, s.standard_delivery_fee
+       s.id as store_id, s.name as store_name, s.slug, s.currency, s.published, s.mode, s.standard_delivery_fee
      from checkout_sessions c join stores s on s.id = c.store_id where c.token_hash = ?`,
     [hashCheckoutToken(token)],
   );
@@ -50,7 +53,7 @@ export async function findCartSession(em: EntityManager, token: string): Promise
       name: row.store_name,
       slug: row.slug,
       currency: row.currency,
-      published: row.published,
+      published: sellsCatalogue(row),
       standard_delivery_fee: row.standard_delivery_fee,
     },
     state,

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError } from '../../contract/errors.js';
 import { enqueueHandOffs } from '../../db/outbox.js';
 import { iso } from '../../domain/dates.js';
+import { effectivePlan } from '../../domain/plan.js';
 import { sealSecret } from '../../domain/secret-box.js';
 import { shopHost } from '../../domain/shop-host.js';
 import { CONNECTED_SHOPS_PER_PLAN, type StorePlan } from '../../domain/store.js';
@@ -23,12 +24,14 @@ const hashCode = (code: string) => createHash('sha256').update(code).digest('hex
  */
 export async function connectionAllowance(em: EntityManager, storeId: string, lock = false) {
   if (lock) await em.execute(`select 1 from stores where id = ? for update`, [storeId]);
-  const [row] = await em.execute<{ plan: StorePlan; active: number }[]>(
-    `select s.plan, (select count(*)::int from connections c where c.store_id = s.id and c.status = 'active') as active from stores s where s.id = ?`,
+  const [row] = await em.execute<{ plan: StorePlan; paid_until: Date | string | null; active: number }[]>(
+    `select s.plan, s.paid_until, (select count(*)::int from connections c where c.store_id = s.id and c.status = 'active') as active from stores s where s.id = ?`,
     [storeId],
   );
-  const limit = CONNECTED_SHOPS_PER_PLAN[row!.plan];
-  return { plan: row!.plan, active: row!.active, limit, full: row!.active >= limit };
+  // Past a paid plan's end the free allowance applies at once: connections beyond it stay, new ones are refused.
+  const plan = effectivePlan({ plan: row!.plan, paidUntil: row!.paid_until });
+  const limit = CONNECTED_SHOPS_PER_PLAN[plan];
+  return { plan, active: row!.active, limit, full: row!.active >= limit };
 }
 
 /** 409 conflict for a store at its plan's limit of connected shops: the owner must disconnect one or upgrade. */

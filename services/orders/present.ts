@@ -2,6 +2,7 @@ import type { Order } from '../../contract/schemas/orders.js';
 import { orderTrackingPageUrl } from '../../contract/urls.js';
 import type { OrderRow } from '../../db/tables/orders.js';
 import { iso } from '../../domain/dates.js';
+import { shippingStatusText } from '../../domain/tracking-progress.js';
 
 /** The API's order object for a row. */
 export function presentOrder(row: OrderRow, publicUrl: string): Order {
@@ -38,7 +39,7 @@ export function presentOrder(row: OrderRow, publicUrl: string): Order {
       number: row.tracking_number,
       courier: row.tracking_courier,
       url: row.tracking_url,
-      status_text: row.tracking_status_text,
+      status_text: shippingStatusText(row.status, row.tracking_status_text),
       page_url: orderTrackingPageUrl({ publicUrl }, row.id),
     },
     note: row.note,

@@ -3,6 +3,8 @@ import { numbered, prepared, runPrepared } from '../../db/prepared.js';
 import type { OrderRow } from '../../db/tables/orders.js';
 import type { OrderStatus } from '../../domain/order-status.js';
 import { orderNumberLockKey, orderNumberVariants } from '../../domain/tracking-contact.js';
+import { showsTrackingBadge } from '../../domain/plan.js';
+import type { StorePlan } from '../../domain/store.js';
 import { isUuid } from '../../domain/uuid.js';
 
 /** An order as tracking reads it: the shown facts, the contact to check (never shown), its store's name. */
@@ -30,12 +32,15 @@ export type TrackingRow = Pick<
   phone: OrderRow['customer_phone'];
   email: OrderRow['customer_email'];
   store_name: string;
+  /** The store's plan record, for the pages' badge (never shown, never in the API's answer). */
+  store_plan: StorePlan;
+  store_paid_until: Date | string | null;
   history: { status: OrderStatus; comment: string | null; created_at: string }[];
 };
 
 const SELECT = `select o.id, o.store_id, o.source, o.order_number, o.status, o.status_comment, o.items, o.total, o.shipping,
     o.cod_fee, o.is_cod, o.currency, o.tracking_number, o.tracking_courier, o.tracking_url, o.tracking_status_text,
-    o.created_at, o.updated_at, o.customer_phone as phone, o.customer_email as email, s.name as store_name,
+    o.created_at, o.updated_at, o.customer_phone as phone, o.customer_email as email, s.name as store_name, s.plan as store_plan, s.paid_until as store_paid_until,
     coalesce((select json_agg(json_build_object('status', h.status, 'comment', h.comment, 'created_at', h.created_at) order by h.id)
       from (select id, status, comment, created_at from order_status_history where order_id = o.id order by id desc limit 100) h), '[]'::json) as history`;
 
@@ -85,8 +90,15 @@ export async function findById(em: EntityManager, orderId: string): Promise<{ ro
   return { row, retryAfter: lock?.retry_after ?? null };
 }
 
-/** A store's id and name by its slug (the store's tracking page), or null. */
-export async function findStoreBySlug(em: EntityManager, slug: string): Promise<{ id: string; name: string } | null> {
-  const [store] = await em.execute<{ id: string; name: string }[]>(`select id, name from stores where slug = ?`, [slug]);
-  return store ?? null;
+/** A store's id and name by its slug (the store's tracking page), and whether its pages carry the badge; or null. */
+export async function findStoreBySlug(
+  em: EntityManager,
+  slug: string,
+): Promise<{ id: string; name: string; trackingBadge: boolean } | null> {
+  const [store] = await em.execute<{ id: string; name: string; plan: StorePlan; paid_until: Date | string | null }[]>(
+    `select id, name, plan, paid_until from stores where slug = ?`,
+    [slug],
+  );
+  if (!store) return null;
+  return { id: store.id, name: store.name, trackingBadge: showsTrackingBadge({ plan: store.plan, paidUntil: store.paid_until }) };
 }

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError } from '../../contract/errors.js';
 import type { TrackingResult } from '../../contract/schemas/tracking.js';
+import { showsTrackingBadge } from '../../domain/plan.js';
 import { orderNumberKey } from '../../domain/tracking-contact.js';
 import { decideTracking } from '../../domain/tracking-decision.js';
 import { findById, findByNumber, lockoutKeyOf, type TrackingRow } from './find.js';
@@ -14,10 +15,11 @@ import { presentTracking } from './present.js';
  */
 export const TRACKING_FAILURE_FLOOR_MS = 100;
 
-/** A found order: the spec's tracking result, and the order's id (for the pages' link). */
+/** A found order: the spec's tracking result, the order's id (for the pages' link), and whether its pages carry the badge. */
 export interface TrackingFound {
   result: TrackingResult;
   orderId: string;
+  trackingBadge: boolean;
 }
 
 export type TrackingRefusal = 'not_found' | 'contact_missing' | 'contact_wrong' | 'locked';
@@ -51,6 +53,8 @@ export class TrackingRefused extends ApiError {
     readonly reason: TrackingRefusal,
     readonly storeName: string | null,
     readonly retryAfter: number | null = null,
+    /** Whether the store's pages carry the badge (false when no order, so no store, was found). */
+    readonly trackingBadge = false,
   ) {
     super(...refusalError(reason, retryAfter));
   }
@@ -92,12 +96,14 @@ async function settle(
 ): Promise<TrackingFound> {
   const decision = decideTracking(rows, contact, retryAfter === null ? null : { retryAfter });
   if (decision.kind === 'found') {
-    return { result: presentTracking(decision.order), orderId: decision.order.id };
+    return { result: presentTracking(decision.order), orderId: decision.order.id, trackingBadge: badgeOf(decision.order) };
   }
   // Every order sharing the number shares one counter: the lockout is per store and order number.
   if (decision.kind === 'contact_wrong') await recordWrongTry(em, rows[0]!.store_id, lockoutKeyOf(rows[0]!), rule);
   const left = TRACKING_FAILURE_FLOOR_MS - (performance.now() - started);
   if (left > 0) await sleep(left);
   if (decision.kind === 'not_found') throw new TrackingRefused('not_found', null);
-  throw new TrackingRefused(decision.kind, rows[0]!.store_name, decision.kind === 'locked' ? decision.retryAfter : null);
+  throw new TrackingRefused(decision.kind, rows[0]!.store_name, decision.kind === 'locked' ? decision.retryAfter : null, badgeOf(rows[0]!));
 }
+
+const badgeOf = (row: TrackingRow) => showsTrackingBadge({ plan: row.store_plan, paidUntil: row.store_paid_until });

@@ -1,5 +1,6 @@
 import type { TrackingResult } from '../../contract/schemas/tracking.js';
 import { iso } from '../../domain/dates.js';
+import { shippingStatusText } from '../../domain/tracking-progress.js';
 import type { TrackingRow } from './find.js';
 
 /**
@@ -21,7 +22,7 @@ export function presentTracking(row: TrackingRow): TrackingResult {
       status_comment: row.status_comment,
       shipping_awb: row.tracking_number,
       shipping_courier: row.tracking_courier,
-      shipping_status_text: row.tracking_status_text,
+      shipping_status_text: shippingStatusText(row.status, row.tracking_status_text),
       status_history: row.history.map((h) => ({ status: h.status, comment: h.comment, created_at: iso(h.created_at) })),
       created_at: iso(row.created_at),
       updated_at: iso(row.updated_at),

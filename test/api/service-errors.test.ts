@@ -53,15 +53,16 @@ describe('accounts and settings', () => {
   it('store settings: the first bad field is 400 naming it', async () => {
     const form = (fields: Record<string, string>) =>
       new URLSearchParams({ name: 'Shop', currency: 'EUR', mode: 'full', plan: 'free', standard_delivery_fee: '4.99', ...fields });
-    expect(parseSettings(form({}))).toMatchObject({ name: 'Shop', currency: 'EUR', standardDeliveryFee: '4.9900' });
+    expect(parseSettings(form({}), 'free')).toMatchObject({ name: 'Shop', currency: 'EUR', standardDeliveryFee: '4.9900' });
     for (const [field, value] of [
       ['name', ''],
       ['currency', 'EURO'],
       ['mode', 'loud'],
       ['plan', 'gold'],
+      ['plan', 'paid'],
       ['standard_delivery_fee', 'lots'],
     ]) {
-      expect(await mistakeOf(() => parseSettings(form({ [field!]: value! }))), field).toMatchObject({
+      expect(await mistakeOf(() => parseSettings(form({ [field!]: value! }), 'free')), field).toMatchObject({
         code: 'invalid_request',
         param: field,
       });

@@ -105,7 +105,7 @@ describe('store plan and store show', () => {
     const out = await adminJson('store', 'create', '--name', 'Cli Plan');
     expect((await me(out.keys.secret)).json().limits.requests_per_minute).toBe(60);
     const changed = await adminJson('store', 'plan', '--store', out.store.id, '--plan', 'paid');
-    expect(changed).toEqual({ store: { ...out.store, plan: 'paid' } });
+    expect(changed).toEqual({ store: { ...out.store, plan: 'paid', paid_until: null } });
     expect((await me(out.keys.secret)).json().limits.requests_per_minute).toBe(300);
   });
 
@@ -119,7 +119,7 @@ describe('store plan and store show', () => {
   it('store show lists the keys by prefix, never the keys themselves', async () => {
     const out = await adminJson('store', 'create', '--name', 'Cli Show');
     const shown = await adminJson('store', 'show', '--store', out.store.id);
-    expect(shown.store).toEqual(out.store);
+    expect(shown.store).toEqual({ ...out.store, paid_until: null });
     expect(shown.keys.map((k: { kind: string }) => k.kind).sort()).toEqual(['publishable', 'secret']);
     expect(Object.keys(shown.keys[0])).toEqual(
       expect.arrayContaining(['id', 'kind', 'prefix', 'scopes', 'origins', 'created_at', 'revoked_at']),

@@ -1,5 +1,7 @@
 // The connect page's rules at the HTTP level: parameters checked before anything (an error page, never a
-// redirect), sign-in keeping the parameters, approve / decline, the plan limit, and codes only for own stores.
+// redirect, when return_url is not proven the shop's own), sign-in keeping the parameters, approve / decline,
+// the plan limit, and codes only for own stores. Failures that go back to the plugin: test/connections/connect-failures.test.ts.
+import { setStorePlan } from '../../services/plans.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTestConnection } from '../helpers/store.js';
@@ -31,7 +33,6 @@ async function submit(c: PageClient, fields: Record<string, string>, params: Rec
 
 describe('invalid connect parameters', () => {
   const cases: [string, string, Record<string, string>, string][] = [
-    ['an unknown platform', 'platform_z', GOOD, 'not a platform'],
     ['no site_url', 'platform_a', { ...GOOD, site_url: '' }, 'site_url is missing'],
     [
       'a site_url that is not a web address',
@@ -54,7 +55,6 @@ describe('invalid connect parameters', () => {
       { ...GOOD, return_url: 'javascript://shop-a.example/%0aalert(1)' },
       'return_url is not an http(s) address',
     ],
-    ['no state', 'platform_a', { ...GOOD, state: '' }, 'state is missing'],
   ];
   for (const [what, platform, params, message] of cases) {
     it(`${what} gives a 400 error page and no redirect`, async () => {
@@ -132,23 +132,17 @@ describe('approving and declining', () => {
     expect(await codesOf(storeId)).toBe(0);
   });
 
-  it('a store at its plan’s limit gets a clear message and no code; after the move to the paid plan it connects', async () => {
+  it('a store at its plan’s limit goes back with svc_error=plan_limit and no code; after the operator moves it to the paid plan it connects', async () => {
     const c = await signedIn();
     const storeId = await c.createStore();
     await createTestConnection(t.orm, storeId, 'platform_b', 'https://other-shop.example');
     const full = await submit(c, { decision: 'approve', store: storeId });
-    expect(full.statusCode).toBe(409);
-    expect(full.headers.location).toBeUndefined();
-    expect(full.body).toContain('the most its free plan allows (1)');
-    expect(full.body).toContain(`/dashboard/stores/${storeId}/settings`);
+    expect(full.statusCode).toBe(303);
+    const back = new URL(full.headers.location as string);
+    expect(back.searchParams.get('svc_error')).toBe('plan_limit');
+    expect(back.searchParams.get('state')).toBe('st-1');
     expect(await codesOf(storeId)).toBe(0);
-    const settings = `/dashboard/stores/${storeId}/settings`;
-    const saved = await c.post(
-      settings,
-      { name: 'Upgraded', currency: 'EUR', mode: 'full', plan: 'paid', standard_delivery_fee: '0', published: 'on' },
-      { from: settings },
-    );
-    expect(saved.statusCode).toBe(303);
+    await setStorePlan(t.orm.em.fork(), storeId, 'paid', null);
     const ok = await submit(c, { decision: 'approve', store: storeId });
     expect(ok.statusCode).toBe(303);
     expect(new URL(ok.headers.location as string).searchParams.has('svc_code')).toBe(true);
@@ -159,8 +153,8 @@ describe('approving and declining', () => {
     const theirs = await owner.createStore();
     const intruder = await signedIn();
     const res = await submit(intruder, { decision: 'approve', store: theirs });
-    expect(res.statusCode).toBe(400);
-    expect(res.body).toContain('Pick one of your stores');
+    expect(res.statusCode).toBe(303);
+    expect(new URL(res.headers.location as string).searchParams.get('svc_error')).toBe('invalid_request');
     expect(await codesOf(theirs)).toBe(0);
   });
 });

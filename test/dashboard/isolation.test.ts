@@ -131,7 +131,9 @@ describe('one owner never sees or touches another owner’s store', () => {
     const page = await b.get(`/connect/platform_a?${new URLSearchParams(params)}`);
     expect(page.body).not.toContain('Alpha Secret Store');
     const connect = await b.post('/connect/platform_a', { ...params, decision: 'approve', store: storeA, _csrf: csrfOf(page.body)! });
-    expect(connect.statusCode).toBe(400);
+    // Another owner's store is answered as no store picked: back to the shop with svc_error=invalid_request.
+    expect(connect.statusCode).toBe(303);
+    expect(new URL(connect.headers.location as string).searchParams.get('svc_error')).toBe('invalid_request');
     // B's pages never list A's store.
     expect((await b.get('/dashboard')).body).not.toContain('Alpha Secret Store');
 

@@ -199,13 +199,12 @@ describe('settings and escaping', () => {
       name: 'Renamed store',
       currency: 'mad',
       mode: 'tracking_only',
-      plan: 'paid',
       standard_delivery_fee: '12.50',
     });
     expect(saved.statusCode).toBe(303);
     const me = (await t.request({ method: 'GET', url: '/api/v1/me', headers: bearer(key.key) })).json();
     expect(me.store).toMatchObject({ name: 'Renamed store', currency: 'MAD', mode: 'tracking_only' });
-    expect(me.limits.requests_per_minute).toBe(300);
+    expect(me.limits.requests_per_minute).toBe(60);
     const form = (await c.get(page('/settings'))).body;
     expect(form).toContain('value="12.5"');
     expect(form).not.toMatch(/name="published" checked/);

@@ -8,6 +8,7 @@ import {
   connectCodeExchanged,
   deliveriesWaiting,
   liftLockout,
+  planEndChanged,
   replayUpdates,
   signalWithStart,
   startWorkflow,
@@ -48,11 +49,13 @@ describe('every workflow definition is a workflow of the worker, under the same 
       checkoutExpiry: 'checkoutExpiryWorkflow',
       trackingLockout: 'trackingLockoutWorkflow',
       housekeeping: 'housekeepingWorkflow',
+      planEnd: 'planEndWorkflow',
     });
     expect(
       [deliveriesWaiting, connectCodeExchanged, updatesQueued, replayUpdates, wrongContactTried, liftLockout].map((s) => s.name),
     ).toEqual(['deliveriesWaiting', 'connectCodeExchanged', 'updatesQueued', 'replayUpdates', 'wrongContact', 'liftLockout']);
     expect(trackingLockoutState.name).toBe('lockoutState');
+    expect(planEndChanged.name).toBe('planEndChanged');
   });
 
   it('the helpers write the definition’s names and the arguments as given', () => {

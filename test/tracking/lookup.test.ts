@@ -67,7 +67,7 @@ describe('the Tracking result is exactly the spec’s', () => {
       status_comment: 'Left the warehouse',
       shipping_awb: 'AWB-77',
       shipping_courier: 'Amana',
-      shipping_status_text: null,
+      shipping_status_text: 'Shipped',
     });
     expect(body.order.items).toEqual([{ name: 'Mint tea', variant: 'Large tin', quantity: 3, image_url: 'https://img.example/tea.png' }]);
     expect(body.order.status_history.map((h: { status: string }) => h.status)).toEqual(['pending', 'shipped']);

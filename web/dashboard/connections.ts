@@ -65,7 +65,7 @@ ${secretField('conn-key', 'Connection key', opts.created.api_key)}${secretField(
 <label for="c-platform">Platform</label><select id="c-platform" name="platform">${PLATFORMS.map((p) => html`<option value="${p}">${p}</option>`)}</select>
 <label for="c-site">Shop address</label><input id="c-site" name="site_url" type="url" required maxlength="2000" placeholder="https://shop.example">
 <label for="c-name">Shop name (optional)</label><input id="c-name" name="shop_name" maxlength="200"><button type="submit">Create the connection</button></form>`;
-  const header = html`<p>${allowance.active} of ${allowance.limit} connected shop(s) used on the ${allowance.plan} plan.${allowance.full ? html` <a href="${storePath(store.id, '/settings')}">Change the plan</a> or disconnect a shop to add another.` : ''}</p>`;
+  const header = html`<p>${allowance.active} of ${allowance.limit} connected shop(s) used on the ${allowance.plan} plan.${allowance.full ? html` Disconnect a shop to add another, or ask the operator for the paid plan (<a href="${storePath(store.id, '/settings')}">plans</a>).` : ''}</p>`;
   return sendStorePage(
     request,
     reply,
@@ -114,7 +114,7 @@ export async function connectionPages(app: FastifyInstance) {
       if (err instanceof ApiError && err.code === 'conflict')
         return connectionsPage(request, reply, {
           status: 409,
-          error: `${err.message} Disconnect a shop or move the store to the paid plan in its settings.`,
+          error: `${err.message} Disconnect a shop, or ask the operator of this service to move the store to the paid plan.`,
         });
       throw err;
     }

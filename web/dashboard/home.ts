@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CONNECTED_SHOPS_PER_PLAN } from '../../domain/store.js';
+import { planEndWords } from './plan-end.js';
 import { createOwnedStore, findOwnedStore, listOwnedStores } from '../../services/accounts/stores.js';
 import { storeCounts } from '../../services/dashboard/scoped.js';
 import { storeUrls } from '../../contract/urls.js';
@@ -55,7 +56,7 @@ export async function homePages(app: FastifyInstance) {
     const content = html`<div class="dash-tiles">${tile('orders', counts.orders, '/orders')}${tile('active keys', counts.keys, '/keys')}${tile('webhook endpoints', counts.webhooks, '/webhooks')}${tile(`connected shops of ${CONNECTED_SHOPS_PER_PLAN[store.plan]}`, counts.connections, '/connections')}</div>
 <table><tbody>
 <tr><th scope="row">Store id</th><td class="mono">${store.id}</td></tr>
-<tr><th scope="row">Plan</th><td>${store.plan}</td></tr>
+<tr><th scope="row">Plan</th><td>${store.plan}${planEndWords(store) ? `, ${planEndWords(store)}` : ''}</td></tr>
 <tr><th scope="row">Mode</th><td>${store.mode}</td></tr>
 <tr><th scope="row">Currency</th><td>${store.currency}</td></tr>
 <tr><th scope="row">Published</th><td>${store.published ? 'yes' : 'no'}</td></tr>

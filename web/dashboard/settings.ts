@@ -2,10 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RATE_LIMITS } from '../../domain/rate-limits.js';
 import { CONNECTED_SHOPS_PER_PLAN, STORE_MODES, STORE_PLANS } from '../../domain/store.js';
 import { ApiError } from '../../contract/errors.js';
+import type { OwnedStore } from '../../services/accounts/stores.js';
 import { parseSettings, saveStoreSettings, type StoreSettings } from '../../services/dashboard/settings.js';
 import { storeUrls } from '../../contract/urls.js';
 import { html } from '../html.js';
 import { formOf } from './guard.js';
+import { planEndWords } from './plan-end.js';
 import { sendStorePage, storePath } from './layout.js';
 import { csrfField } from './session.js';
 
@@ -22,6 +24,13 @@ function plansTable() {
   };
   return html`<div class="dash-scroll"><table><thead><tr><th>Plan</th><th>Connected shops</th><th>Secret key requests / min</th><th>Publishable key requests / min</th></tr></thead>
 <tbody>${STORE_PLANS.map((p) => html`<tr><th scope="row">${p}</th>${cell(p)}</tr>`)}</tbody></table></div>`;
+}
+
+/** The plan in force, read-only: its end when it has one, or when it ended. */
+function planSummary(store: OwnedStore) {
+  const end = planEndWords(store);
+  const ends = end === null ? '' : store.plan === 'paid' ? `, ${end}` : ` (${end})`;
+  return html`<p id="plan-summary">This store is on the <strong>${store.plan}</strong> plan${ends}.</p>`;
 }
 
 async function settingsPage(
@@ -41,9 +50,8 @@ async function settingsPage(
 <label for="s-mode">Mode</label>${select('mode', STORE_MODES, v('mode', store.mode), (m) => MODE_WORDS[m as keyof typeof MODE_WORDS])}
 <label class="dash-check"><input type="checkbox" name="published"${published ? html` checked` : ''}> Published (the storefront and the products API answer)</label>
 <label for="s-fee">Standard delivery fee (${store.currency}; for products without their own fee)</label><input id="s-fee" name="standard_delivery_fee" inputmode="decimal" value="${v('standard_delivery_fee', String(Number(store.standard_delivery_fee)))}">
-<label for="s-plan">Plan</label>${select('plan', STORE_PLANS, v('plan', store.plan))}
 <button type="submit">Save the settings</button></form>
-<h2>Plans</h2>${plansTable()}<p class="muted">A plan change applies from the next request. When a paid plan ends, limits fall back to the free ones and nothing is deleted.</p>
+<h2>Plan</h2>${planSummary(store)}${plansTable()}<p class="muted">To change the plan, ask the operator of this service. A plan change applies from the next request. When a paid plan ends, limits fall back to the free ones and nothing is deleted: connected shops beyond the free allowance stay, but no new one can be connected, and the tracking page shows the Store Commerce badge again.</p>
 <h2>Tracking page</h2><p>Shoppers follow their orders at <a href="${tracking}">${tracking}</a>.</p>`;
   return sendStorePage(request, reply, 'settings', 'Store settings', content, {
     status: opts.status ?? 200,
@@ -52,7 +60,7 @@ async function settingsPage(
   });
 }
 
-/** Store settings: name, currency, mode, published, standard delivery fee, plan (with each plan's limits), tracking page link. */
+/** Store settings: name, currency, mode, published, standard delivery fee; the plan read-only (the operator sets it) with each plan's limits; tracking page link. */
 export async function settingsPages(app: FastifyInstance) {
   app.get<Params>('/stores/:storeId/settings', async (request, reply) =>
     settingsPage(request, reply, { notice: request.query.done === 'saved' ? 'Saved.' : null }),
@@ -62,7 +70,7 @@ export async function settingsPages(app: FastifyInstance) {
     const form = formOf(request);
     let settings: StoreSettings;
     try {
-      settings = parseSettings(form);
+      settings = parseSettings(form, request.ownedStore!.plan);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       return settingsPage(request, reply, { status: 400, error: err.message, form });

@@ -4,7 +4,9 @@ import { z } from '../../../contract/zod.js';
 import type { ApiKey } from '../../../db/entities/api-key.js';
 import type { Store } from '../../../db/entities/store.js';
 import { STORE_MODES, STORE_PLANS } from '../../../domain/store.js';
-import { createKey, createStore, findStoreWithKeys, setStorePlan } from '../../../services/stores.js';
+import { effectivePlan } from '../../../domain/plan.js';
+import { setStorePlan } from '../../../services/plans.js';
+import { createKey, createStore, findStoreWithKeys } from '../../../services/stores.js';
 import { idOption } from '../args.js';
 import { defineCommand, fields } from '../command.js';
 import { CommandError } from '../errors.js';
@@ -70,17 +72,39 @@ const storeCreate = defineCommand({
 
 const storePlan = defineCommand({
   name: 'store plan',
-  usage: '--store ID --plan free|paid',
-  summary: 'Moves a store to another plan; its rate limits change from the next request.',
-  options: { store: 'string', plan: 'string' },
-  input: z.object({ store: idOption('store'), plan }),
+  usage: '--store ID --plan free|paid [--until ISO-8601]',
+  summary:
+    'Sets a store’s plan; its limits change from the next request. A paid plan ends at --until (then the store falls back to free, nothing deleted); without it, it does not end.',
+  options: { store: 'string', plan: 'string', until: 'string' },
+  input: z
+    .object({
+      store: idOption('store'),
+      plan,
+      until: z.iso
+        .datetime({ offset: true, error: 'must be an ISO 8601 date and time such as 2027-01-31T00:00:00Z' })
+        .transform((text) => new Date(text))
+        .refine((date) => date.getTime() > Date.now(), 'must be in the future')
+        .optional(),
+    })
+    .refine((o) => o.plan === 'paid' || o.until === undefined, { path: ['until'], message: 'goes with --plan paid only' }),
   async run({ config, em }, input) {
-    const store = await setStorePlan(em, input.store, input.plan);
+    const store = await setStorePlan(em, input.store, input.plan, input.until ?? null);
     if (!store) throw new CommandError(`no store ${input.store}`);
-    const view = storeView(config, store);
-    return { json: { store: view }, text: `Store plan set to ${store.plan}.\n${fields(view, '  ')}` };
+    const view = planView(config, store);
+    const ends = view.paid_until ? `, until ${view.paid_until}` : '';
+    return { json: { store: view }, text: `Store plan set to ${store.plan}${ends}.\n${fields(view, '  ')}` };
   },
 });
+
+/** The store with when its paid plan ends (null: it does not); `plan` is the plan in force now. */
+function planView(config: Pick<Config, 'publicUrl'>, store: Store) {
+  const paidUntil = store.paidUntil ?? null;
+  return {
+    ...storeView(config, store),
+    plan: effectivePlan({ plan: store.plan, paidUntil }),
+    paid_until: paidUntil && store.plan === 'paid' ? paidUntil.toISOString() : null,
+  };
+}
 
 const storeShow = defineCommand({
   name: 'store show',
@@ -91,7 +115,7 @@ const storeShow = defineCommand({
   async run({ config, em }, input) {
     const found = await findStoreWithKeys(em, input.store);
     if (!found) throw new CommandError(`no store ${input.store}`);
-    const view = storeView(config, found.store);
+    const view = planView(config, found.store);
     const keys = found.keys.map(keyView);
     return {
       json: { store: view, keys },
