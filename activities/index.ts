@@ -3,6 +3,8 @@ import type { ActivityDeps } from './deps.js';
 import { checkoutActivities } from './checkout.js';
 import { connectionActivities } from './connections.js';
 import { housekeepingActivities } from './housekeeping.js';
+import { orderChatActivities } from './order-chat.js';
+import { orderPushActivities } from './order-push.js';
 import { trackingActivities } from './tracking.js';
 import { webhookLaneActivities } from './webhook-lane.js';
 import { webhookActivities } from './webhooks.js';
@@ -19,5 +21,7 @@ export function createActivities(deps: ActivityDeps) {
     ...connectionActivities(deps),
     ...checkoutActivities(deps),
     ...housekeepingActivities(deps),
+    ...orderPushActivities(deps),
+    ...orderChatActivities(deps),
   } satisfies WorkflowActivities;
 }

@@ -31,6 +31,10 @@ export const workflowIds = {
   trackingLockout: (storeId: string, orderKey: string) => `tracking-lockout/${storeId}/${encodeURIComponent(orderKey)}`,
   /** The Temporal Schedule of one housekeeping job; its runs are `housekeeping/<job>-<time>`. */
   housekeeping: (job: HousekeepingJob) => `housekeeping/${job}`,
+  /** The mobile push to the store's owners about one new order. */
+  orderPush: (orderId: string) => `order-push/${orderId}`,
+  /** The chat message to the shopper of one new order. */
+  orderChat: (orderId: string) => `order-chat/${orderId}`,
 };
 
 // ---- The webhook lane of a store -------------------------------------------------------------------
@@ -166,6 +170,25 @@ export interface TrackingLockoutActivities {
   liftTrackingLockout: (input: TrackingLockoutInput) => Promise<boolean>;
 }
 
+// ---- Order notifications: mobile push to owners, chat message to the shopper ----------------------------
+
+/** One new order to tell about (docs/notifications.md). */
+export interface OrderNotificationInput {
+  storeId: string;
+  orderId: string;
+}
+/** How the one attempt ended, as the order's message row records it. */
+export interface OrderNotificationResult {
+  status: 'sent' | 'failed' | 'skipped' | 'already_claimed';
+  detail: string;
+}
+export interface OrderNotificationActivities {
+  /** Sends the new-order push to every device of the store's owners, once (activities/order-push.ts). */
+  sendOrderPush: (input: OrderNotificationInput) => Promise<OrderNotificationResult>;
+  /** Sends the shopper the order-created chat message, one attempt (activities/order-chat.ts). */
+  sendOrderChat: (input: OrderNotificationInput) => Promise<OrderNotificationResult>;
+}
+
 // ---- Housekeeping (Temporal Schedules) -----------------------------------------------------------------
 
 /** The periodic jobs, each a Temporal Schedule (`housekeeping/<job>`) that runs housekeepingWorkflow. */
@@ -214,6 +237,8 @@ export const workflows = {
   checkoutExpiry: defineWorkflow<[CheckoutExpiryInput], { expired: number }>('checkoutExpiryWorkflow'),
   trackingLockout: defineWorkflow<[input: TrackingLockoutInput, carried?: TrackingLockoutState | null]>('trackingLockoutWorkflow'),
   housekeeping: defineWorkflow<[HousekeepingJob], HousekeepingResult>('housekeepingWorkflow'),
+  orderPush: defineWorkflow<[OrderNotificationInput], OrderNotificationResult>('orderPushWorkflow'),
+  orderChat: defineWorkflow<[OrderNotificationInput], OrderNotificationResult>('orderChatWorkflow'),
 };
 
 /** Everything some workflow asks of its activities: createActivities (activities/index.ts) satisfies it. */
@@ -223,7 +248,8 @@ export type WorkflowActivities = WebhookLaneActivities &
   ConnectionPushActivities &
   CheckoutExpiryActivities &
   TrackingLockoutActivities &
-  HousekeepingActivities;
+  HousekeepingActivities &
+  OrderNotificationActivities;
 
 // ---- Hand-offs: what producers write to the outbox -----------------------------------------------------
 

@@ -6,3 +6,4 @@ export { connectionPushWorkflow } from './connection-push.js';
 export { checkoutExpiryWorkflow } from './checkout-expiry.js';
 export { trackingLockoutWorkflow } from './tracking-lockout.js';
 export { housekeepingWorkflow } from './housekeeping.js';
+export { orderPushWorkflow, orderChatWorkflow } from './order-notifications.js';

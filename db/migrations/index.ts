@@ -9,6 +9,7 @@ import { Migration20261122000800 } from './Migration20261122000800.js';
 import { Migration20261124000100 } from './Migration20261124000100.js';
 import { Migration20261124000200 } from './Migration20261124000200.js';
 import { Migration20261124000300 } from './Migration20261124000300.js';
+import { Migration20261125000200 } from './Migration20261125000200.js';
 
 /** Every migration, oldest first; registered explicitly so a bundled build finds them. */
 export const migrationsList = [
@@ -23,4 +24,5 @@ export const migrationsList = [
   { name: 'Migration20261124000100', class: Migration20261124000100 },
   { name: 'Migration20261124000200', class: Migration20261124000200 },
   { name: 'Migration20261124000300', class: Migration20261124000300 },
+  { name: 'Migration20261125000200', class: Migration20261125000200 },
 ];
