@@ -48,6 +48,8 @@ describe('every workflow definition is a workflow of the worker, under the same 
       checkoutExpiry: 'checkoutExpiryWorkflow',
       trackingLockout: 'trackingLockoutWorkflow',
       housekeeping: 'housekeepingWorkflow',
+      orderPush: 'orderPushWorkflow',
+      orderChat: 'orderChatWorkflow',
     });
     expect(
       [deliveriesWaiting, connectCodeExchanged, updatesQueued, replayUpdates, wrongContactTried, liftLockout].map((s) => s.name),
