@@ -58,7 +58,7 @@ main:has(>.dash){max-width:1080px}.dash-narrow{max-width:560px;margin:0 auto}.da
 /** A whole page: mobile viewport, the small stylesheet, no script; the web app manifest link when given (the dashboard). */
 export function page(title: string, body: SafeHtml, opts: { heading?: string; manifest?: string } = {}): string {
   const app = opts.manifest
-    ? html`<link rel="manifest" href="${opts.manifest}"><meta name="theme-color" content="#0b63ce"><link rel="apple-touch-icon" href="/dashboard/icon-192.png">`
+    ? html`<link rel="manifest" href="${opts.manifest}"><meta name="theme-color" content="#0b63ce"><link rel="icon" href="/dashboard/icon-192.png"><link rel="apple-touch-icon" href="/dashboard/icon-192.png">`
     : '';
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
