@@ -49,6 +49,9 @@ export function orderCreatedMessage(sender: ChatSender, to: string, order: ChatO
   return {
     ...common,
     type: 'text',
-    text: { preview_url: false, body: `${order.storeName}: we received your order ${order.number} (${order.total}). Reply here to confirm it.` },
+    text: {
+      preview_url: false,
+      body: `${order.storeName}: we received your order ${order.number} (${order.total}). Reply here to confirm it.`,
+    },
   };
 }

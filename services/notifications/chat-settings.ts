@@ -53,7 +53,11 @@ export async function readChatSettings(em: EntityManager, storeId: string): Prom
 }
 
 /** The sender and its token in clear (the sending activity only); null when chat messages are off. */
-export async function loadChatSender(em: EntityManager, storeId: string, secretsKey: Buffer): Promise<(ChatSender & { token: string }) | null> {
+export async function loadChatSender(
+  em: EntityManager,
+  storeId: string,
+  secretsKey: Buffer,
+): Promise<(ChatSender & { token: string }) | null> {
   const row = await read(em, storeId);
   return row?.enabled ? { ...sender(row), token: openSecret(secretsKey, row.token_sealed) } : null;
 }
@@ -76,7 +80,8 @@ export async function saveChatSettings(
     throw new ApiError('invalid_request', 'Template name: lower-case letters, digits and _ only.', 'template_name');
   if (!/^[a-z]{2,3}(_[A-Z]{2})?$/.test(input.templateLanguage))
     throw new ApiError('invalid_request', 'Template language: a code like en_US or fr.', 'template_language');
-  if (/[\s]/.test(input.token) || input.token.length > 2000) throw new ApiError('invalid_request', 'Access token: one word, no spaces.', 'token');
+  if (/[\s]/.test(input.token) || input.token.length > 2000)
+    throw new ApiError('invalid_request', 'Access token: one word, no spaces.', 'token');
   const existing = await read(em, storeId);
   if (!input.token && !existing) throw new ApiError('invalid_request', 'Access token: required.', 'token');
   const sealed = input.token ? sealSecret(opts.secretsKey, input.token) : existing!.token_sealed;

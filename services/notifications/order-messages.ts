@@ -26,7 +26,11 @@ export async function claimOrderMessage(em: EntityManager, key: OrderMessageKey)
 
 /** Records how a claimed message ended: sent, failed or skipped, with the reason people read. */
 export async function finishOrderMessage(em: EntityManager, id: string, status: Exclude<MessageStatus, 'sending'>, detail: string) {
-  await em.execute(`update order_messages set status = ?, detail = ?, finished_at = now() where id = ?`, [status, detail.slice(0, 500), id]);
+  await em.execute(`update order_messages set status = ?, detail = ?, finished_at = now() where id = ?`, [
+    status,
+    detail.slice(0, 500),
+    id,
+  ]);
 }
 
 export interface OrderMessageView {

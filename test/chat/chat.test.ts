@@ -38,13 +38,14 @@ beforeAll(async () => {
   api = await startReceiver((req, res: ServerResponse) => {
     const wrong = checkMessage(req);
     problems.set(req, wrong);
-    if (req.body.includes('"212600000400"')) return void res.writeHead(400, { 'content-type': 'application/json' }).end(
-      JSON.stringify({ error: { message: '(#132001) Template name does not exist in the translation', code: 132001 } }),
-    );
+    if (req.body.includes('"212600000400"'))
+      return void res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: '(#132001) Template name does not exist in the translation', code: 132001 } }));
     if (wrong.length) return void res.writeHead(401).end(JSON.stringify({ error: { message: wrong.join(', ') } }));
-    res.writeHead(200, { 'content-type': 'application/json' }).end(
-      JSON.stringify({ messaging_product: 'whatsapp', contacts: [{ input: '', wa_id: '' }], messages: [{ id: 'wamid.TEST' }] }),
-    );
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ messaging_product: 'whatsapp', contacts: [{ input: '', wa_id: '' }], messages: [{ id: 'wamid.TEST' }] }));
   });
 });
 afterAll(async () => {
@@ -53,10 +54,17 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const setPlan = (storeId: string, plan: 'free' | 'paid') => t.orm.em.fork().execute(`update stores set plan = ? where id = ?`, [plan, storeId]);
+const setPlan = (storeId: string, plan: 'free' | 'paid') =>
+  t.orm.em.fork().execute(`update stores set plan = ? where id = ?`, [plan, storeId]);
 const messagesOf = (orderId: string) =>
-  t.orm.em.fork().execute<{ channel: string; status: string; detail: string }[]>(`select channel, status, detail from order_messages where order_id = ?`, [orderId]);
-const outboxFor = (workflowId: string) => t.orm.em.fork().execute<{ id: string }[]>(`select id from outbox where workflow_id = ?`, [workflowId]);
+  t.orm.em
+    .fork()
+    .execute<{ channel: string; status: string; detail: string }[]>(
+      `select channel, status, detail from order_messages where order_id = ?`,
+      [orderId],
+    );
+const outboxFor = (workflowId: string) =>
+  t.orm.em.fork().execute<{ id: string }[]>(`select id from outbox where workflow_id = ?`, [workflowId]);
 
 /** A signed-in owner whose store has chat messages set up from the dashboard (paid unless told). */
 async function storeWithChat(opts: { plan?: 'free' | 'paid'; template?: string } = {}) {
@@ -108,7 +116,15 @@ describe('chat order messages (WhatsApp Cloud API message endpoint)', () => {
       template: {
         name: 'order_created',
         language: { code: 'fr' },
-        components: [{ type: 'body', parameters: [{ type: 'text', text: '#7001' }, { type: 'text', text: '250.00 MAD' }] }],
+        components: [
+          {
+            type: 'body',
+            parameters: [
+              { type: 'text', text: '#7001' },
+              { type: 'text', text: '250.00 MAD' },
+            ],
+          },
+        ],
       },
     });
     await eventually(async () => (await messagesOf(orderId))[0]?.status === 'sent', 10_000, 'the recorded outcome');
@@ -144,7 +160,8 @@ describe('chat order messages (WhatsApp Cloud API message endpoint)', () => {
 
   it('a refusal of the chat API is recorded as failed with its reason, never retried', async () => {
     const s = await storeWithChat();
-    const id = (await s.orders.post(orderBody({ customer: { name: 'F', phone: '+212600000400', country: 'MA' } }))).json().order.id as string;
+    const id = (await s.orders.post(orderBody({ customer: { name: 'F', phone: '+212600000400', country: 'MA' } }))).json().order
+      .id as string;
     await eventually(async () => (await messagesOf(id))[0]?.status === 'failed', 20_000, 'the failed outcome');
     expect((await messagesOf(id))[0]!.detail).toMatch(/^answered 400: .*Template name does not exist/);
     await sleep(2000);
@@ -163,11 +180,14 @@ describe('chat order messages (WhatsApp Cloud API message endpoint)', () => {
 describe('paid plans only', () => {
   it('a free store cannot turn chat messages on', async () => {
     const s = await storeWithChat({ plan: 'free' });
-    const [row] = await t.orm.em.fork().execute<{ enabled: boolean }[]>(`select enabled from chat_settings where store_id = ?`, [s.storeId]);
+    const [row] = await t.orm.em
+      .fork()
+      .execute<{ enabled: boolean }[]>(`select enabled from chat_settings where store_id = ?`, [s.storeId]);
     expect(row!.enabled).toBe(false);
     const page = await s.c.get(s.from);
     expect(page.body).toContain('paid plans only');
-    const id = (await s.orders.post(orderBody({ customer: { name: 'N', phone: '+212600000500', country: 'MA' } }))).json().order.id as string;
+    const id = (await s.orders.post(orderBody({ customer: { name: 'N', phone: '+212600000500', country: 'MA' } }))).json().order
+      .id as string;
     await sleep(2500);
     expect(toNumber('212600000500')).toHaveLength(0);
     expect(await outboxFor(`order-chat/${id}`)).toHaveLength(0);
@@ -176,7 +196,8 @@ describe('paid plans only', () => {
   it('a store back on the free plan sends nothing; the order says why', async () => {
     const s = await storeWithChat();
     await setPlan(s.storeId, 'free');
-    const id = (await s.orders.post(orderBody({ customer: { name: 'P', phone: '+212600000600', country: 'MA' } }))).json().order.id as string;
+    const id = (await s.orders.post(orderBody({ customer: { name: 'P', phone: '+212600000600', country: 'MA' } }))).json().order
+      .id as string;
     await eventually(async () => (await messagesOf(id))[0]?.status === 'skipped', 20_000, 'the skipped outcome');
     expect((await messagesOf(id))[0]!.detail).toBe('chat order messages are for paid plans only');
     expect(toNumber('212600000600')).toHaveLength(0);
@@ -186,7 +207,9 @@ describe('paid plans only', () => {
 describe('chat settings', () => {
   it('keep the token sealed and never show it; an empty token field keeps the stored one', async () => {
     const s = await storeWithChat();
-    const [row] = await t.orm.em.fork().execute<{ token_sealed: string }[]>(`select token_sealed from chat_settings where store_id = ?`, [s.storeId]);
+    const [row] = await t.orm.em
+      .fork()
+      .execute<{ token_sealed: string }[]>(`select token_sealed from chat_settings where store_id = ?`, [s.storeId]);
     expect(row!.token_sealed).toMatch(/^v1\./);
     expect(row!.token_sealed).not.toContain(TOKEN);
     const page = await s.c.get(s.from);
@@ -194,7 +217,15 @@ describe('chat settings', () => {
     expect(page.body).toContain('one is stored; leave empty to keep it');
     const again = await s.c.post(
       `/dashboard/stores/${s.storeId}/notifications/chat`,
-      { enabled: 'on', base_url: api.url('/'), api_version: 'v23.0', phone_number_id: PHONE_NUMBER_ID, token: '', template_name: 'order_created', template_language: 'fr' },
+      {
+        enabled: 'on',
+        base_url: api.url('/'),
+        api_version: 'v23.0',
+        phone_number_id: PHONE_NUMBER_ID,
+        token: '',
+        template_name: 'order_created',
+        template_language: 'fr',
+      },
       { from: s.from },
     );
     expect(again.statusCode).toBe(303);
@@ -208,7 +239,15 @@ describe('chat settings', () => {
     for (const base of ['http://10.0.0.1', 'https://private.example', 'http://127.0.0.2:8080', 'ftp://example.com']) {
       const res = await s.c.post(
         `/dashboard/stores/${s.storeId}/notifications/chat`,
-        { enabled: 'on', base_url: base, api_version: 'v23.0', phone_number_id: PHONE_NUMBER_ID, token: TOKEN, template_name: '', template_language: 'en_US' },
+        {
+          enabled: 'on',
+          base_url: base,
+          api_version: 'v23.0',
+          phone_number_id: PHONE_NUMBER_ID,
+          token: TOKEN,
+          template_name: '',
+          template_language: 'en_US',
+        },
         { from: s.from },
       );
       expect(res.statusCode, base).toBe(400);

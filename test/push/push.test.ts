@@ -42,7 +42,12 @@ async function subscribe(o: Awaited<ReturnType<typeof ownerWithStore>>, endpoint
 }
 
 const messagesOf = (orderId: string) =>
-  t.orm.em.fork().execute<{ channel: string; status: string; detail: string }[]>(`select channel, status, detail from order_messages where order_id = ?`, [orderId]);
+  t.orm.em
+    .fork()
+    .execute<{ channel: string; status: string; detail: string }[]>(
+      `select channel, status, detail from order_messages where order_id = ?`,
+      [orderId],
+    );
 const outboxFor = (workflowId: string) =>
   t.orm.em.fork().execute<{ id: string }[]>(`select id from outbox where workflow_id = ?`, [workflowId]);
 
@@ -75,7 +80,10 @@ describe('mobile push of new orders (Web Push: VAPID, aes128gcm)', () => {
     expect(detail.body).toContain('delivered to 1 of 1 device(s)');
 
     // An update of the same order is not a new order: no second push, and one hand-off only.
-    expect((await o.orders.post({ ...orderBody({ number: '#5001' }), external_id: created.json().order.external_id, status: 'confirmed' })).statusCode).toBe(200);
+    expect(
+      (await o.orders.post({ ...orderBody({ number: '#5001' }), external_id: created.json().order.external_id, status: 'confirmed' }))
+        .statusCode,
+    ).toBe(200);
     await sleep(2500);
     expect(mine()).toHaveLength(1);
     expect(await outboxFor(`order-push/${orderId}`)).toHaveLength(1);

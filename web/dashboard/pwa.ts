@@ -39,7 +39,9 @@ export async function pwaPages(app: FastifyInstance) {
   );
   app.get('/sw.js', open, async (_request, reply) =>
     // no-cache: browsers check for a new worker at every registration, so a changed one takes over soon.
-    reply.headers({ ...SECURITY_HEADERS, 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' }).send(SERVICE_WORKER),
+    reply
+      .headers({ ...SECURITY_HEADERS, 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' })
+      .send(SERVICE_WORKER),
   );
   for (const size of [192, 512] as const)
     app.get(`/icon-${size}.png`, open, async (_request, reply) =>
@@ -73,6 +75,9 @@ export async function pwaPages(app: FastifyInstance) {
   });
   app.post<Params>('/stores/:storeId/push-subscriptions/delete', async (request, reply) => {
     const deleted = await deletePushSubscription(app.orm.em, request.ownedStore!.id, formOf(request).get('endpoint') ?? '');
-    return reply.headers(SECURITY_HEADERS).type('text/plain; charset=utf-8').send(deleted ? 'unsubscribed' : 'not subscribed');
+    return reply
+      .headers(SECURITY_HEADERS)
+      .type('text/plain; charset=utf-8')
+      .send(deleted ? 'unsubscribed' : 'not subscribed');
   });
 }

@@ -27,7 +27,8 @@ export const MANIFEST_PATH = '/dashboard/manifest.webmanifest';
  * dashboard page links the web app manifest (manifest-src 'self'); scripts run only by their hashes.
  */
 export function sendPage(reply: FastifyReply, title: string, body: SafeHtml, opts: PageOptions = {}) {
-  let csp = PAGE_HEADERS['content-security-policy'].replace('img-src https: data:', "img-src 'self' https: data:") + "; manifest-src 'self'";
+  let csp =
+    PAGE_HEADERS['content-security-policy'].replace('img-src https: data:', "img-src 'self' https: data:") + "; manifest-src 'self'";
   if (opts.formTargets?.length) csp = csp.replace("form-action 'self'", `form-action 'self' ${opts.formTargets.join(' ')}`);
   const scripts: string[] = [];
   if (opts.copyButtons) {
