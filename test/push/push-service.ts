@@ -8,6 +8,8 @@ export interface PushRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: Buffer;
+  /** Date.now() when it arrived. */
+  at: number;
 }
 
 /** A subscriber's keys as a browser makes them: an ECDH P-256 pair and a 16-byte auth secret. */
@@ -81,7 +83,7 @@ export async function startPushService(status: (req: PushRequest) => number = ()
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const entry = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) };
+      const entry = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks), at: Date.now() };
       received.push(entry);
       res.writeHead(status(entry)).end();
     });

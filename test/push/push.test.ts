@@ -36,7 +36,8 @@ async function subscribe(o: Awaited<ReturnType<typeof ownerWithStore>>, endpoint
   const res = await o.c.post(
     `/dashboard/stores/${o.storeId}/push-subscriptions`,
     { endpoint, p256dh: keys.p256dh, auth: keys.authText },
-    { from: o.from },
+    // As the page script's fetch() sends it: a URLSearchParams body, with the origin of the page.
+    { from: o.from, headers: { 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8', origin: t.config.publicUrl } },
   );
   return { res, keys };
 }
@@ -59,11 +60,13 @@ describe('mobile push of new orders (Web Push: VAPID, aes128gcm)', () => {
     expect(res.statusCode).toBe(201);
 
     const created = await o.orders.post(orderBody({ number: '#5001', totals: { total: 1250.5, shipping: 0, discount: 0 } }));
+    const answered = Date.now();
     expect(created.statusCode).toBe(201);
     const orderId = created.json().order.id as string;
     const mine = () => service.received.filter((r) => r.path === new URL(endpoint).pathname);
     await eventually(() => mine().length === 1, 20_000, 'the push');
     const push = mine()[0]!;
+    console.log(`push: arrived ${push.at - answered} ms after the order's 201 (outbox relay, workflow start, activity, encryption)`);
 
     const claims = verifyVapid(push.headers.authorization, service.origin, o.vapidKey);
     expect(claims.sub).toMatch(/^mailto:/); // PUBLIC_URL is http here; an https PUBLIC_URL is the subject otherwise
@@ -122,8 +125,11 @@ describe('mobile push of new orders (Web Push: VAPID, aes128gcm)', () => {
   it('a device the push service reports gone (410) is forgotten, and the outcome says so', async () => {
     const o = await ownerWithStore();
     expect((await subscribe(o, service.endpoint(`gone-${o.storeId}`))).res.statusCode).toBe(201);
+    const posted = Date.now();
     const id = (await o.orders.post(orderBody())).json().order.id as string;
     await eventually(async () => (await messagesOf(id))[0]?.status === 'failed', 20_000, 'the failed outcome');
+    const gone = service.received.find((r) => r.path === `/push/gone-${o.storeId}`)!;
+    console.log(`push: a later one arrived ${gone.at - posted} ms after the order's POST`);
     expect((await messagesOf(id))[0]!.detail).toMatch(/delivered to 0 of 1 device\(s\); answered 410; 1 gone, forgotten/);
     const left = await t.orm.em.fork().execute(`select 1 from push_subscriptions where store_id = ?`, [o.storeId]);
     expect(left).toHaveLength(0);
