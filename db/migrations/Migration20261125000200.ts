@@ -50,5 +50,7 @@ export class Migration20261125000200 extends Migration {
       finished_at timestamptz null,
       unique (order_id, channel, occasion)
     )`);
+    // The delivery sweep's look for attempts a dead worker cut off.
+    this.addSql(`create index order_messages_sending_index on order_messages (created_at) where status = 'sending'`);
   }
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sweepCutOffDeliveries } from '../../services/housekeeping.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/receiver.js';
 import { addKey } from '../helpers/store.js';
@@ -170,6 +171,21 @@ describe('subscriptions follow the outbound-address rules of webhooks', () => {
       auth: keys.authText,
     });
     expect(noToken.statusCode).toBe(403);
+  });
+});
+
+describe('an attempt cut off by a dead worker', () => {
+  it('is settled as failed by the delivery sweep after 3 minutes, and the order page says so', async () => {
+    const o = await ownerWithStore();
+    const id = (await o.orders.post(orderBody())).json().order.id as string;
+    const em = t.orm.em.fork();
+    await em.execute(
+      `insert into order_messages (store_id, order_id, channel, occasion, status, created_at) values (?, ?, 'push', 'created', 'sending', now() - interval '4 minutes')`,
+      [o.storeId, id],
+    );
+    expect(await sweepCutOffDeliveries(em)).toBeGreaterThanOrEqual(1);
+    expect((await messagesOf(id))[0]).toMatchObject({ status: 'failed', detail: 'the attempt was cut off (worker stopped); not retried' });
+    expect((await o.c.get(`/dashboard/stores/${o.storeId}/orders/${id}`)).body).toContain('the attempt was cut off');
   });
 });
 
