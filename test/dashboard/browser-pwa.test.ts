@@ -2,7 +2,7 @@
 // worker registering, the notifications button. (Subscribing is not clicked here: it would ask the
 // browser vendor's push service, outside this machine. test/push/ covers the subscription and the push.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, serveWithBrowser, watchPage, type Served } from './browser.js';
+import { hasChromium, screenshot, serveWithBrowser, watchPage, type Served } from './browser.js';
 import { newEmail, PASSWORD } from './client.js';
 
 let s: Served;
@@ -47,6 +47,7 @@ describe.runIf(hasChromium)('the dashboard as an installable web app', () => {
       await button.waitFor({ state: 'visible' });
       expect(await button.textContent()).toBe('Turn on notifications for new orders');
       expect(await button.getAttribute('data-key')).toMatch(/^[A-Za-z0-9_-]{87}$/);
+      await screenshot(page, 'dashboard-notifications');
 
       // The manifest and its icons as the browser reads them; Chromium finds nothing that stops installing.
       const manifest = (await page.evaluate(

@@ -31,11 +31,11 @@ async function notificationsPage(
   const v = (name: string, fallback: string) => opts.form?.get(name) ?? fallback;
   const enabled = opts.form ? opts.form.get('enabled') === 'on' : (chat?.enabled ?? false);
   const allowed = chatMessagesAllowed(store);
-  const push = html`<h2>New orders on this phone</h2><div class="card" id="push-card">${csrfField(request, reply, 'session')}
+  const push = html`<h2>New orders on this phone</h2><div class="card" id="push-card">
 <p>Get a notification on this phone or computer for every new order (never for orders imported as backfill). On a phone,
 add the dashboard to the Home Screen first (browser menu, then "Add to Home Screen" or "Install app") and open it from there.</p>
 <p id="push-state" class="muted" role="status">${devices === 0 ? 'No device has notifications on for this store yet.' : `${devices} device(s) have notifications on for this store.`}</p>
-<button type="button" id="push-toggle" hidden data-key="${keys.publicKey}" data-subscribe="${storePath(store.id, '/push-subscriptions')}" data-unsubscribe="${storePath(store.id, '/push-subscriptions/delete')}">Turn on notifications for new orders</button></div>`;
+<button type="button" id="push-toggle" hidden data-key="${keys.publicKey}" data-subscribe="${storePath(store.id, '/push-subscriptions')}" data-unsubscribe="${storePath(store.id, '/push-subscriptions/delete')}">Turn on notifications for new orders</button>${csrfField(request, reply, 'session')}</div>`;
   const chatForm = html`<h2>Chat message to the shopper</h2>
 <p>For cash-on-delivery sellers who confirm orders by chat: when an order is created, the shopper gets a WhatsApp message
 (WhatsApp Cloud API) from your business number, with the order number and total. One attempt per order; the order page shows
@@ -47,7 +47,7 @@ ${allowed ? '' : html`<p class="notice">Chat order messages are for paid plans o
 <label for="c-version">API version</label><input id="c-version" name="api_version" required maxlength="16" value="${v('api_version', chat?.apiVersion ?? DEFAULT_CHAT_API_VERSION)}">
 <label for="c-phone">Phone number id (of the business number, from the WhatsApp Manager)</label><input id="c-phone" name="phone_number_id" required maxlength="30" inputmode="numeric" value="${v('phone_number_id', chat?.phoneNumberId ?? '')}">
 <label for="c-token">Access token${chat?.hasToken ? ' (one is stored; leave empty to keep it)' : ''}</label><input id="c-token" name="token" type="password" autocomplete="off" maxlength="2000"${chat?.hasToken ? '' : html` required`}>
-<label for="c-template">Template name (an approved template whose body takes {{1}} the order number and {{2}} the total; empty sends plain text, which reaches only shoppers who wrote to you in the last 24 hours)</label><input id="c-template" name="template_name" maxlength="512" value="${v('template_name', chat?.templateName ?? '')}">
+<label for="c-template">Template name</label><p class="muted">An approved template whose body takes {{1}} the order number and {{2}} the total. Empty sends plain text, which reaches only shoppers who wrote to you in the last 24 hours.</p><input id="c-template" name="template_name" maxlength="512" value="${v('template_name', chat?.templateName ?? '')}">
 <label for="c-lang">Template language</label><input id="c-lang" name="template_language" required maxlength="8" value="${v('template_language', chat?.templateLanguage ?? 'en_US')}">
 <button type="submit">Save the chat settings</button></form>`;
   return sendStorePage(request, reply, 'notifications', 'Notifications', html`${push}${chatForm}`, {
