@@ -14,16 +14,26 @@ export interface VapidKeys {
  * SECRETS_KEY like webhook secrets). Concurrent first calls agree: the first insert wins, everyone reads it.
  */
 export async function vapidKeys(em: EntityManager, secretsKey: Buffer): Promise<VapidKeys> {
-  const [found] = await em.execute<{ public_key: string; private_key_sealed: string }[]>(
-    `select public_key, private_key_sealed from vapid_keys where id = 1`,
-  );
-  if (found) return { publicKey: found.public_key, privateKey: openSecret(secretsKey, found.private_key_sealed) };
+  const row = await storedKeys(em, secretsKey);
+  return { publicKey: row.public_key, privateKey: openSecret(secretsKey, row.private_key_sealed) };
+}
+
+/** The VAPID public key alone (what pages give browsers), made with its pair on first need; the private key stays sealed. */
+export async function vapidPublicKey(em: EntityManager, secretsKey: Buffer): Promise<string> {
+  return (await storedKeys(em, secretsKey)).public_key;
+}
+
+async function storedKeys(em: EntityManager, secretsKey: Buffer): Promise<{ public_key: string; private_key_sealed: string }> {
+  const read = () =>
+    em.execute<{ public_key: string; private_key_sealed: string }[]>(`select public_key, private_key_sealed from vapid_keys where id = 1`);
+  const [found] = await read();
+  if (found) return found;
   const made = webpush.generateVAPIDKeys();
   await em.execute(`insert into vapid_keys (id, public_key, private_key_sealed) values (1, ?, ?) on conflict (id) do nothing`, [
     made.publicKey,
     sealSecret(secretsKey, made.privateKey),
   ]);
-  return vapidKeys(em, secretsKey);
+  return (await read())[0]!;
 }
 
 /**

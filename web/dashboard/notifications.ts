@@ -8,7 +8,7 @@ import {
   saveChatSettings,
 } from '../../services/notifications/chat-settings.js';
 import { countPushSubscriptions } from '../../services/notifications/push-subscriptions.js';
-import { vapidKeys } from '../../services/notifications/vapid.js';
+import { vapidPublicKey } from '../../services/notifications/vapid.js';
 import { html } from '../html.js';
 import { formOf } from './guard.js';
 import { sendStorePage, storePath } from './layout.js';
@@ -23,10 +23,10 @@ async function notificationsPage(
 ) {
   const app = request.server;
   const store = request.ownedStore!;
-  const [devices, chat, keys] = await Promise.all([
+  const [devices, chat, vapidKey] = await Promise.all([
     countPushSubscriptions(app.orm.em, store.id),
     readChatSettings(app.orm.em, store.id),
-    vapidKeys(app.orm.em, app.config.secretsKey!),
+    vapidPublicKey(app.orm.em, app.config.secretsKey!),
   ]);
   const v = (name: string, fallback: string) => opts.form?.get(name) ?? fallback;
   const enabled = opts.form ? opts.form.get('enabled') === 'on' : (chat?.enabled ?? false);
@@ -35,7 +35,7 @@ async function notificationsPage(
 <p>Get a notification on this phone or computer for every new order (never for orders imported as backfill). On a phone,
 add the dashboard to the Home Screen first (browser menu, then "Add to Home Screen" or "Install app") and open it from there.</p>
 <p id="push-state" class="muted" role="status">${devices === 0 ? 'No device has notifications on for this store yet.' : `${devices} device(s) have notifications on for this store.`}</p>
-<button type="button" id="push-toggle" hidden data-key="${keys.publicKey}" data-subscribe="${storePath(store.id, '/push-subscriptions')}" data-unsubscribe="${storePath(store.id, '/push-subscriptions/delete')}">Turn on notifications for new orders</button>${csrfField(request, reply, 'session')}</div>`;
+<button type="button" id="push-toggle" hidden data-key="${vapidKey}" data-subscribe="${storePath(store.id, '/push-subscriptions')}" data-unsubscribe="${storePath(store.id, '/push-subscriptions/delete')}">Turn on notifications for new orders</button>${csrfField(request, reply, 'session')}</div>`;
   const chatForm = html`<h2>Chat message to the shopper</h2>
 <p>For cash-on-delivery sellers who confirm orders by chat: when an order is created, the shopper gets a WhatsApp message
 (WhatsApp Cloud API) from your business number, with the order number and total. One attempt per order; the order page shows

@@ -3,8 +3,9 @@ import type { FastifyReply } from 'fastify';
 import { html, page, PAGE_HEADERS, raw, type SafeHtml } from '../html.js';
 import { PWA_SCRIPT, PWA_SCRIPT_HASH } from './pwa-scripts.js';
 
-// The only script any dashboard page runs: it reveals the copy buttons next to secrets shown once.
-// Without JavaScript the buttons stay hidden and the read-only field can be selected and copied by hand.
+// One of the two scripts dashboard pages run (the other is the web-app script, pwa-scripts.ts): it reveals
+// the copy buttons next to secrets shown once. Without JavaScript the buttons stay hidden and the
+// read-only field can be selected and copied by hand.
 const COPY_SCRIPT =
   "for(const b of document.querySelectorAll('button[data-copy]')){b.hidden=false;b.addEventListener('click',()=>{const i=document.getElementById(b.dataset.copy);i.select();(navigator.clipboard?navigator.clipboard.writeText(i.value):Promise.reject()).then(()=>{b.textContent='Copied';},()=>{b.textContent='Press Ctrl+C';});});}";
 const COPY_SCRIPT_HASH = `'sha256-${createHash('sha256').update(COPY_SCRIPT).digest('base64')}'`;

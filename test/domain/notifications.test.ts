@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { chatMessageUrl, orderCreatedMessage, type ChatSender } from '../../domain/chat-message.js';
+import { e164Digits } from '../../domain/chat-phone.js';
+import { chatMessagesAllowed } from '../../domain/plan-extras.js';
+
+const sender: ChatSender = {
+  baseUrl: 'https://graph.facebook.com/',
+  apiVersion: 'v23.0',
+  phoneNumberId: '106540352242922',
+  templateName: 'order_created',
+  templateLanguage: 'en_US',
+};
+
+describe('the shopper phone as E.164 digits', () => {
+  it('reads international numbers written with + or 00, spaces, dashes, dots and brackets', () => {
+    expect(e164Digits('+212 600-000 100')).toBe('212600000100');
+    expect(e164Digits('00212600000100')).toBe('212600000100');
+    expect(e164Digits('+1 (415) 555.0100')).toBe('14155550100');
+  });
+  it('does not guess a country for local numbers, and refuses what is not a phone', () => {
+    for (const phone of ['0612345678', '612345678', '+0612345678', '+12', '+1234567890123456', 'call me', '', null, undefined])
+      expect(e164Digits(phone), String(phone)).toBeNull();
+  });
+});
+
+describe('the WhatsApp Cloud API message', () => {
+  it('is posted to {base_url}/{api_version}/{phone_number_id}/messages', () => {
+    expect(chatMessageUrl(sender)).toBe('https://graph.facebook.com/v23.0/106540352242922/messages');
+  });
+  it('is a template with the order number and total as body parameters when the store names one, else text', () => {
+    const order = { number: '#1042', total: '250.00 MAD', storeName: 'Atlas' };
+    expect(orderCreatedMessage(sender, '212600000100', order)).toMatchObject({
+      messaging_product: 'whatsapp',
+      to: '212600000100',
+      type: 'template',
+      template: {
+        name: 'order_created',
+        language: { code: 'en_US' },
+        components: [{ type: 'body', parameters: [{ text: '#1042' }, { text: '250.00 MAD' }] }],
+      },
+    });
+    expect(orderCreatedMessage({ ...sender, templateName: null }, '212600000100', order)).toMatchObject({
+      type: 'text',
+      text: { preview_url: false, body: 'Atlas: we received your order #1042 (250.00 MAD). Reply here to confirm it.' },
+    });
+  });
+});
+
+describe('plan extras', () => {
+  it('chat order messages are for paid plans only', () => {
+    expect(chatMessagesAllowed({ plan: 'paid' })).toBe(true);
+    expect(chatMessagesAllowed({ plan: 'free' })).toBe(false);
+  });
+});
