@@ -33,8 +33,9 @@ export const workflowIds = {
   housekeeping: (job: HousekeepingJob) => `housekeeping/${job}`,
   /** The mobile push to the store's owners about one new order. */
   orderPush: (orderId: string) => `order-push/${orderId}`,
-  /** The chat message to the shopper of one new order. */
-  orderChat: (orderId: string) => `order-chat/${orderId}`,
+  /** The chat message to the shopper of one order: when it was created (`order-chat/<id>`) or when it shipped. */
+  orderChat: (orderId: string, occasion: ChatOccasion = 'created') =>
+    occasion === 'created' ? `order-chat/${orderId}` : `order-chat/${orderId}/${occasion}`,
 };
 
 // ---- The webhook lane of a store -------------------------------------------------------------------
@@ -172,10 +173,14 @@ export interface TrackingLockoutActivities {
 
 // ---- Order notifications: mobile push to owners, chat message to the shopper ----------------------------
 
-/** One new order to tell about (docs/notifications.md). */
+/** What a chat message is about: the order was created, or it shipped. */
+export type ChatOccasion = 'created' | 'shipped';
+/** One order to tell about (docs/notifications.md). */
 export interface OrderNotificationInput {
   storeId: string;
   orderId: string;
+  /** Chat only; absent means 'created' (the input of the first version). */
+  occasion?: ChatOccasion;
 }
 /** How the one attempt ended, as the order's message row records it. */
 export interface OrderNotificationResult {
@@ -185,7 +190,7 @@ export interface OrderNotificationResult {
 export interface OrderNotificationActivities {
   /** Sends the new-order push to every device of the store's owners, once (activities/order-push.ts). */
   sendOrderPush: (input: OrderNotificationInput) => Promise<OrderNotificationResult>;
-  /** Sends the shopper the order-created chat message, one attempt (activities/order-chat.ts). */
+  /** Sends the shopper the chat message of the order's occasion, one attempt (activities/order-chat.ts). */
   sendOrderChat: (input: OrderNotificationInput) => Promise<OrderNotificationResult>;
 }
 

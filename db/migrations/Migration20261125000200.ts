@@ -36,6 +36,7 @@ export class Migration20261125000200 extends Migration {
       token_sealed text not null,
       template_name text null,
       template_language text not null default 'en_US',
+      shipped_template_name text null,
       updated_at timestamptz not null default now()
     )`);
     this.addSql(`create table order_messages (

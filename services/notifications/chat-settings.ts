@@ -23,6 +23,8 @@ export interface ChatSettingsInput {
   token: string;
   templateName: string;
   templateLanguage: string;
+  /** Empty sends no message when orders ship. */
+  shippedTemplateName: string;
 }
 
 interface Row {
@@ -33,6 +35,7 @@ interface Row {
   token_sealed: string;
   template_name: string | null;
   template_language: string;
+  shipped_template_name: string | null;
 }
 
 const sender = (r: Row): ChatSender => ({
@@ -41,6 +44,7 @@ const sender = (r: Row): ChatSender => ({
   phoneNumberId: r.phone_number_id,
   templateName: r.template_name,
   templateLanguage: r.template_language,
+  shippedTemplateName: r.shipped_template_name,
 });
 
 const read = async (em: EntityManager, storeId: string) =>
@@ -76,8 +80,12 @@ export async function saveChatSettings(
   if (!target.ok) throw new ApiError('invalid_request', `Base URL: ${target.reason}.`, 'base_url');
   if (!/^v\d+(\.\d+)?$/.test(input.apiVersion)) throw new ApiError('invalid_request', 'API version: like v23.0.', 'api_version');
   if (!/^\d{5,30}$/.test(input.phoneNumberId)) throw new ApiError('invalid_request', 'Phone number id: digits only.', 'phone_number_id');
-  if (input.templateName && !/^[a-z0-9_]{1,512}$/.test(input.templateName))
-    throw new ApiError('invalid_request', 'Template name: lower-case letters, digits and _ only.', 'template_name');
+  for (const [field, name, words] of [
+    ['template_name', input.templateName, 'Template name'],
+    ['shipped_template_name', input.shippedTemplateName, 'Template for shipped orders'],
+  ] as const)
+    if (name && !/^[a-z0-9_]{1,512}$/.test(name))
+      throw new ApiError('invalid_request', `${words}: lower-case letters, digits and _ only.`, field);
   if (!/^[a-z]{2,3}(_[A-Z]{2})?$/.test(input.templateLanguage))
     throw new ApiError('invalid_request', 'Template language: a code like en_US or fr.', 'template_language');
   if (/[\s]/.test(input.token) || input.token.length > 2000)
@@ -86,11 +94,12 @@ export async function saveChatSettings(
   if (!input.token && !existing) throw new ApiError('invalid_request', 'Access token: required.', 'token');
   const sealed = input.token ? sealSecret(opts.secretsKey, input.token) : existing!.token_sealed;
   await em.execute(
-    `insert into chat_settings (store_id, enabled, base_url, api_version, phone_number_id, token_sealed, template_name, template_language)
-     values (?, ?, ?, ?, ?, ?, ?, ?)
+    `insert into chat_settings (store_id, enabled, base_url, api_version, phone_number_id, token_sealed, template_name, template_language,
+       shipped_template_name)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?)
      on conflict (store_id) do update set enabled = excluded.enabled, base_url = excluded.base_url, api_version = excluded.api_version,
        phone_number_id = excluded.phone_number_id, token_sealed = excluded.token_sealed, template_name = excluded.template_name,
-       template_language = excluded.template_language, updated_at = now()`,
+       template_language = excluded.template_language, shipped_template_name = excluded.shipped_template_name, updated_at = now()`,
     [
       storeId,
       input.enabled,
@@ -100,6 +109,7 @@ export async function saveChatSettings(
       sealed,
       input.templateName || null,
       input.templateLanguage,
+      input.shippedTemplateName || null,
     ],
   );
 }

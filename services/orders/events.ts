@@ -60,7 +60,7 @@ export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent
       summary: `webhook deliveries of store ${storeId}`,
     }),
   );
-  const notices = events.filter((e) => e.type === 'order.created' && !e.backfill).flatMap((e) => orderNotices(storeId, e.order.id));
+  const notices = events.filter((e) => !e.backfill).flatMap((e) => orderNotices(storeId, e.order.id, e.type));
   // The subscribed kinds, the events, the history, the lane's state, the outbox row and the NOTIFYs
   // (delivered at commit); the values bound, not inlined (a 1 MB order is not copied into the SQL text).
   await executeBound(
@@ -88,6 +88,7 @@ export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent
       JSON.stringify(notices),
       storeId,
       storeId,
+      storeId,
       wakeUp.workflow_id,
       JSON.stringify([wakeUp]),
       wakeUp.workflow_id,
@@ -100,20 +101,37 @@ const ANY_HANDED = 'exists (select 1 from event where handed)';
 /**
  * The new order's notification hand-offs, each queued only when it has something to do: the push when
  * a device of the store is subscribed, the chat message when the store turned chat messages on (the
- * plan is checked when it is sent, by chatMessagesAllowed). Their workflow ids give the once.
+ * plan is checked when it is sent, by chatMessagesAllowed); when an order ships, the chat message
+ * of that occasion if the store named a template for it. Their workflow ids give the once.
  */
 const NOTICES_INSERT = `notice as (
        insert into outbox (${OUTBOX_COLUMNS})
        select ${OUTBOX_COLUMNS} from jsonb_to_recordset(?::jsonb) as w(${OUTBOX_RECORD}, channel text)
        where (channel = 'push' and exists (select 1 from push_subscriptions where store_id = ?))
           or (channel = 'chat' and exists (select 1 from chat_settings where store_id = ? and enabled))
+          or (channel = 'chat-shipped' and exists (select 1 from chat_settings where store_id = ? and enabled and shipped_template_name is not null))
        returning 1
      )`;
 
-/** The two hand-offs a new order may need: `order-push/<id>` and `order-chat/<id>`. */
-function orderNotices(storeId: string, orderId: string) {
+/** The hand-offs an event may need: `order-push/<id>` and `order-chat/<id>` for a new order, `order-chat/<id>/shipped` when it ships. */
+function orderNotices(storeId: string, orderId: string, type: OrderEventType) {
   const input = { storeId, orderId };
   const searchAttributes = { StoreId: storeId, OrderId: orderId };
+  if (type === 'order.shipped')
+    return [
+      {
+        ...outboxRow(
+          startWorkflow(workflows.orderChat, {
+            workflowId: workflowIds.orderChat(orderId, 'shipped'),
+            args: [{ ...input, occasion: 'shipped' }],
+            searchAttributes,
+            summary: `shipped chat message of order ${orderId}`,
+          }),
+        ),
+        channel: 'chat-shipped',
+      },
+    ];
+  if (type !== 'order.created') return [];
   return [
     {
       ...outboxRow(

@@ -67,7 +67,7 @@ const outboxFor = (workflowId: string) =>
   t.orm.em.fork().execute<{ id: string }[]>(`select id from outbox where workflow_id = ?`, [workflowId]);
 
 /** A signed-in owner whose store has chat messages set up from the dashboard (paid unless told). */
-async function storeWithChat(opts: { plan?: 'free' | 'paid'; template?: string } = {}) {
+async function storeWithChat(opts: { plan?: 'free' | 'paid'; template?: string; shipped?: string } = {}) {
   const c = new PageClient(t);
   await c.signUp();
   const storeId = await c.createStore();
@@ -83,6 +83,7 @@ async function storeWithChat(opts: { plan?: 'free' | 'paid'; template?: string }
       token: TOKEN,
       template_name: opts.template ?? 'order_created',
       template_language: 'fr',
+      shipped_template_name: opts.shipped ?? '',
     },
     { from },
   );
@@ -174,6 +175,50 @@ describe('chat order messages (WhatsApp Cloud API message endpoint)', () => {
     const id = (await s.orders.post(orderBody({ customer: { name: 'L', phone: '0612345678', country: 'MA' } }))).json().order.id as string;
     await eventually(async () => (await messagesOf(id))[0]?.status === 'skipped', 20_000, 'the skipped outcome');
     expect((await messagesOf(id))[0]!.detail).toMatch(/not in international form/);
+  });
+});
+
+describe('the chat message when the order ships', () => {
+  it('goes out once, with the shipped template, the order number and its tracking page, when the store named that template', async () => {
+    const s = await storeWithChat({ shipped: 'order_shipped' });
+    const id = (await s.orders.post(orderBody({ number: '#7101', customer: { name: 'S', phone: '+212600000800', country: 'MA' } }))).json()
+      .order.id as string;
+    await eventually(() => toNumber('212600000800').length === 1, 20_000, 'the created message');
+    expect((await s.orders.patch(id, { status: 'shipped' })).statusCode).toBe(200);
+    await eventually(() => toNumber('212600000800').length === 2, 20_000, 'the shipped message');
+    const shipped = toNumber('212600000800')[1]!;
+    expect(problems.get(shipped)).toEqual([]);
+    const template = JSON.parse(shipped.body).template;
+    expect(template).toMatchObject({ name: 'order_shipped', language: { code: 'fr' } });
+    const [number, tracking] = template.components[0].parameters;
+    expect(number).toEqual({ type: 'text', text: '#7101' });
+    // The tracking page on the worker's PUBLIC_URL (the test worker runs with its own; a deployment gives both the same).
+    expect(tracking.type).toBe('text');
+    expect(tracking.text).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/track/${id}$`));
+    await eventually(
+      async () => (await messagesOf(id)).length === 2 && (await messagesOf(id)).every((m) => m.status === 'sent'),
+      10_000,
+      'both outcomes',
+    );
+    // Back in transit after a failed delivery attempt is another order.shipped event: no second message.
+    expect((await s.orders.patch(id, { status: 'out_for_delivery' })).statusCode).toBe(200);
+    expect((await s.orders.patch(id, { status: 'shipped' })).statusCode).toBe(200);
+    await sleep(2500);
+    expect(toNumber('212600000800')).toHaveLength(2);
+    expect(await outboxFor(`order-chat/${id}/shipped`)).toHaveLength(2);
+    const page = await s.c.get(`/dashboard/stores/${s.storeId}/orders/${id}`);
+    expect(page.body).toContain('sent to +212600000800 (template order_shipped)');
+  });
+
+  it('is not sent, nor handed to Temporal, when the store named no template for it', async () => {
+    const s = await storeWithChat();
+    const id = (await s.orders.post(orderBody({ customer: { name: 'T', phone: '+212600000900', country: 'MA' } }))).json().order
+      .id as string;
+    await eventually(() => toNumber('212600000900').length === 1, 20_000, 'the created message');
+    expect((await s.orders.patch(id, { status: 'shipped' })).statusCode).toBe(200);
+    await sleep(2500);
+    expect(toNumber('212600000900')).toHaveLength(1);
+    expect(await outboxFor(`order-chat/${id}/shipped`)).toHaveLength(0);
   });
 });
 

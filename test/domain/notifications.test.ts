@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chatMessageUrl, orderCreatedMessage, type ChatSender } from '../../domain/chat-message.js';
+import { chatMessageUrl, orderCreatedMessage, orderShippedMessage, type ChatSender } from '../../domain/chat-message.js';
 import { e164Digits } from '../../domain/chat-phone.js';
 import { chatMessagesAllowed } from '../../domain/plan-extras.js';
 
@@ -9,6 +9,7 @@ const sender: ChatSender = {
   phoneNumberId: '106540352242922',
   templateName: 'order_created',
   templateLanguage: 'en_US',
+  shippedTemplateName: null,
 };
 
 describe('the shopper phone as E.164 digits', () => {
@@ -43,6 +44,17 @@ describe('the WhatsApp Cloud API message', () => {
       type: 'text',
       text: { preview_url: false, body: 'Atlas: we received your order #1042 (250.00 MAD). Reply here to confirm it.' },
     });
+  });
+});
+
+describe('the shipped message', () => {
+  it('is the shipped template with the order number and tracking page, or nothing without that template', () => {
+    const order = { number: '#1042', trackingUrl: 'https://shop.example/track/1' };
+    expect(orderShippedMessage({ ...sender, shippedTemplateName: 'order_shipped' }, '212600000100', order)).toMatchObject({
+      type: 'template',
+      template: { name: 'order_shipped', components: [{ parameters: [{ text: '#1042' }, { text: 'https://shop.example/track/1' }] }] },
+    });
+    expect(orderShippedMessage(sender, '212600000100', order)).toBeNull();
   });
 });
 

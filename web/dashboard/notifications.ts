@@ -38,7 +38,7 @@ add the dashboard to the Home Screen first (browser menu, then "Add to Home Scre
 <button type="button" id="push-toggle" hidden data-key="${vapidKey}" data-subscribe="${storePath(store.id, '/push-subscriptions')}" data-unsubscribe="${storePath(store.id, '/push-subscriptions/delete')}">Turn on notifications for new orders</button>${csrfField(request, reply, 'session')}</div>`;
   const chatForm = html`<h2>Chat message to the shopper</h2>
 <p>For cash-on-delivery sellers who confirm orders by chat: when an order is created, the shopper gets a WhatsApp message
-(WhatsApp Cloud API) from your business number, with the order number and total. One attempt per order; the order page shows
+(WhatsApp Cloud API) from your business number, with the order number and total (and, if you name a template for it, another one when the order ships). One attempt per order; the order page shows
 whether it was sent. Orders imported as backfill never get one. The shopper's phone must be written with + and the country code.</p>
 ${allowed ? '' : html`<p class="notice">Chat order messages are for paid plans only: nothing is sent while the store is on the free plan.</p>`}
 <form method="post" action="${storePath(store.id, '/notifications/chat')}" class="card">${csrfField(request, reply, 'session')}
@@ -48,7 +48,8 @@ ${allowed ? '' : html`<p class="notice">Chat order messages are for paid plans o
 <label for="c-phone">Phone number id (of the business number, from the WhatsApp Manager)</label><input id="c-phone" name="phone_number_id" required maxlength="30" inputmode="numeric" value="${v('phone_number_id', chat?.phoneNumberId ?? '')}">
 <label for="c-token">Access token${chat?.hasToken ? ' (one is stored; leave empty to keep it)' : ''}</label><input id="c-token" name="token" type="password" autocomplete="off" maxlength="2000"${chat?.hasToken ? '' : html` required`}>
 <label for="c-template">Template name</label><p class="muted">An approved template whose body takes {{1}} the order number and {{2}} the total. Empty sends plain text, which reaches only shoppers who wrote to you in the last 24 hours.</p><input id="c-template" name="template_name" maxlength="512" value="${v('template_name', chat?.templateName ?? '')}">
-<label for="c-lang">Template language</label><input id="c-lang" name="template_language" required maxlength="8" value="${v('template_language', chat?.templateLanguage ?? 'en_US')}">
+<label for="c-shipped">Template for shipped orders (optional)</label><p class="muted">When set, the shopper also gets this template when the order ships, with {{1}} the order number and {{2}} its tracking page. Empty: no message when orders ship.</p><input id="c-shipped" name="shipped_template_name" maxlength="512" value="${v('shipped_template_name', chat?.shippedTemplateName ?? '')}">
+<label for="c-lang">Template language (of both templates)</label><input id="c-lang" name="template_language" required maxlength="8" value="${v('template_language', chat?.templateLanguage ?? 'en_US')}">
 <button type="submit">Save the chat settings</button></form>`;
   return sendStorePage(request, reply, 'notifications', 'Notifications', html`${push}${chatForm}`, {
     status: opts.status ?? 200,
@@ -80,6 +81,7 @@ export async function notificationPages(app: FastifyInstance) {
           token: text('token'),
           templateName: text('template_name'),
           templateLanguage: text('template_language'),
+          shippedTemplateName: text('shipped_template_name'),
         },
         { secretsKey: app.config.secretsKey!, policy: { allowLoopback: app.config.allowLoopbackTargets }, resolve: app.resolve },
       );
