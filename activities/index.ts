@@ -4,6 +4,8 @@ import { checkoutActivities } from './checkout.js';
 import { connectionActivities } from './connections.js';
 import { housekeepingActivities } from './housekeeping.js';
 import { planActivities } from './plans.js';
+import { orderChatActivities } from './order-chat.js';
+import { orderPushActivities } from './order-push.js';
 import { trackingActivities } from './tracking.js';
 import { webhookLaneActivities } from './webhook-lane.js';
 import { webhookActivities } from './webhooks.js';
@@ -21,5 +23,7 @@ export function createActivities(deps: ActivityDeps) {
     ...checkoutActivities(deps),
     ...housekeepingActivities(deps),
     ...planActivities(deps),
+    ...orderPushActivities(deps),
+    ...orderChatActivities(deps),
   } satisfies WorkflowActivities;
 }

@@ -79,3 +79,11 @@ export function mulMoney(units: bigint, quantity: number): bigint {
 export function maxMoney(first: bigint, ...rest: bigint[]): bigint {
   return rest.reduce((max, a) => (a > max ? a : max), first);
 }
+
+/** An amount for people, exact: at least 2 decimals, up to 4 when they matter, thousands grouped ("1,234.50 USD"). */
+export function formatMoney(units: bigint, currency: string): string {
+  const [whole = '0', fraction = ''] = toNumericString(units).split('.');
+  const sign = whole.startsWith('-') ? '-' : '';
+  const grouped = whole.replace('-', '').replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${sign}${grouped}.${fraction.replace(/0{1,2}$/, '').padEnd(2, '0')} ${currency}`;
+}

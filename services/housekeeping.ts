@@ -7,7 +7,9 @@ export const CUT_OFF_AFTER_SECONDS = 180;
 
 /**
  * A worker that died mid-attempt leaves its delivery 'sending'; after CUT_OFF_AFTER_SECONDS it is
- * settled as failed (at most one attempt, as the spec wants; an operator may replay it). Returns how many.
+ * settled as failed (at most one attempt, as the spec wants; an operator may replay it). The same for
+ * an order's push or chat message (docs/notifications.md), so the order page does not say "sending"
+ * forever. Returns how many rows it settled.
  */
 export async function sweepCutOffDeliveries(em: EntityManager): Promise<number> {
   const [row] = await em.execute<{ n: number }[]>(
@@ -15,8 +17,12 @@ export async function sweepCutOffDeliveries(em: EntityManager): Promise<number> 
        update webhook_deliveries set status = 'failed', error = 'the attempt was cut off (worker stopped); not retried', finished_at = now()
        where status = 'sending' and attempted_at < now() - make_interval(secs => ?)
        returning 1
-     ) select count(*)::int as n from settled`,
-    [CUT_OFF_AFTER_SECONDS],
+     ), messages as (
+       update order_messages set status = 'failed', detail = 'the attempt was cut off (worker stopped); not retried', finished_at = now()
+       where status = 'sending' and created_at < now() - make_interval(secs => ?)
+       returning 1
+     ) select (select count(*) from settled)::int + (select count(*) from messages)::int as n`,
+    [CUT_OFF_AFTER_SECONDS, CUT_OFF_AFTER_SECONDS],
   );
   return row!.n;
 }

@@ -1,10 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { openSecretWith, sealSecret } from '../domain/secret-box.js';
 
-/** The columns that hold sealed secrets: endpoints' signing secrets and connected shops' push secrets. */
+/**
+ * The columns that hold sealed secrets: endpoints' signing secrets, connected shops' push secrets, stores'
+ * chat API tokens and the service's VAPID private key; each with its row's key column and that column's type.
+ */
 const SEALED_COLUMNS = [
-  { table: 'webhook_endpoints', column: 'secret_sealed' },
-  { table: 'connections', column: 'webhook_secret_sealed' },
+  { table: 'webhook_endpoints', column: 'secret_sealed', key: 'id', type: 'uuid' },
+  { table: 'connections', column: 'webhook_secret_sealed', key: 'id', type: 'uuid' },
+  { table: 'chat_settings', column: 'token_sealed', key: 'store_id', type: 'uuid' },
+  { table: 'vapid_keys', column: 'private_key_sealed', key: 'id', type: 'smallint' },
 ] as const;
 
 export interface ResealResult {
@@ -20,10 +25,10 @@ export interface ResealResult {
  * row is written only if it still holds what was read (a secret replaced meanwhile is not overwritten).
  */
 export async function resealSecrets(em: EntityManager, keys: readonly Buffer[]): Promise<ResealResult> {
-  const result: ResealResult = { resealed: { webhook_endpoints: 0, connections: 0 }, unreadable: 0 };
-  for (const { table, column } of SEALED_COLUMNS) {
+  const result: ResealResult = { resealed: { webhook_endpoints: 0, connections: 0, chat_settings: 0, vapid_keys: 0 }, unreadable: 0 };
+  for (const { table, column, key, type } of SEALED_COLUMNS) {
     const rows = await em.execute<{ id: string; sealed: string }[]>(
-      `select id::text, ${column} as sealed from ${table} where ${column} is not null order by id`,
+      `select ${key}::text as id, ${column} as sealed from ${table} where ${column} is not null order by ${key}`,
     );
     for (const row of rows) {
       let opened: ReturnType<typeof openSecretWith>;
@@ -35,7 +40,7 @@ export async function resealSecrets(em: EntityManager, keys: readonly Buffer[]):
       }
       if (opened.keyIndex === 0) continue;
       const [changed] = await em.execute<{ n: number }[]>(
-        `with moved as (update ${table} set ${column} = ? where id = ?::uuid and ${column} = ? returning 1) select count(*)::int as n from moved`,
+        `with moved as (update ${table} set ${column} = ? where ${key} = ?::${type} and ${column} = ? returning 1) select count(*)::int as n from moved`,
         [sealSecret(keys[0]!, opened.plain), row.id, row.sealed],
       );
       result.resealed[table] += changed!.n;

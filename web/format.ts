@@ -1,15 +1,9 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { toNumericString } from '../domain/money.js';
 import { pageError } from './errors.js';
 import { html, page, PAGE_HEADERS } from './html.js';
 
-/** An amount for people, exact: at least 2 decimals, up to 4 when they matter, thousands grouped ("1,234.50 USD"). */
-export function formatMoney(units: bigint, currency: string): string {
-  const [whole = '0', fraction = ''] = toNumericString(units).split('.');
-  const sign = whole.startsWith('-') ? '-' : '';
-  const grouped = whole.replace('-', '').replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return `${sign}${grouped}.${fraction.replace(/0{1,2}$/, '').padEnd(2, '0')} ${currency}`;
-}
+/** An amount for people (domain/money.ts); re-exported for the pages that import it from here. */
+export { formatMoney } from '../domain/money.js';
 
 /** Sends a whole HTML page with the page security headers. */
 export function sendPage(reply: FastifyReply, status: number, body: string) {

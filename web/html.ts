@@ -56,14 +56,20 @@ main:has(>.dash){max-width:1080px}.dash-narrow{max-width:560px;margin:0 auto}.da
 footer.badge{max-width:720px;margin:1.5rem auto;padding:0 1rem;text-align:center;font-size:.85rem}footer.badge a{color:var(--muted)}
 .dash-shop-url{font-size:1.3rem;font-weight:700;margin:.25rem 0}.dash .card>:first-child{margin-top:0}.dash-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}`;
 
-/** A whole page: mobile viewport, the small stylesheet, no script; with badgeUrl, the free plan's "Tracking by Store Commerce" footer linking there. */
-export function page(title: string, body: SafeHtml, opts: { heading?: string; badgeUrl?: string } = {}): string {
+/**
+ * A whole page: mobile viewport, the small stylesheet, no script; the web app manifest link when given (the
+ * dashboard); with badgeUrl, the free plan's "Tracking by Store Commerce" footer linking there.
+ */
+export function page(title: string, body: SafeHtml, opts: { heading?: string; manifest?: string; badgeUrl?: string } = {}): string {
+  const app = opts.manifest
+    ? html`<link rel="manifest" href="${opts.manifest}"><meta name="theme-color" content="#0b63ce"><link rel="icon" href="/dashboard/icon-192.png"><link rel="apple-touch-icon" href="/dashboard/icon-192.png">`
+    : '';
   const badge = opts.badgeUrl
     ? html`<footer class="badge"><a href="${opts.badgeUrl}" rel="noopener" data-badge>Tracking by Store Commerce</a></footer>`
     : '';
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>${title}</title><style>${raw(STYLE)}</style></head>
+<meta name="referrer" content="no-referrer"><title>${title}</title>${app}<style>${raw(STYLE)}</style></head>
 <body><header class="site"><strong>${opts.heading ?? 'Store Commerce'}</strong></header><main>${body}</main>${badge}</body></html>`.value;
 }
 

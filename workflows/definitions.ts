@@ -33,6 +33,11 @@ export const workflowIds = {
   planEnd: (storeId: string) => `plan-end/${storeId}`,
   /** The Temporal Schedule of one housekeeping job; its runs are `housekeeping/<job>-<time>`. */
   housekeeping: (job: HousekeepingJob) => `housekeeping/${job}`,
+  /** The mobile push to the store's owners about one new order. */
+  orderPush: (orderId: string) => `order-push/${orderId}`,
+  /** The chat message to the shopper of one order: when it was created (`order-chat/<id>`) or when it shipped. */
+  orderChat: (orderId: string, occasion: ChatOccasion = 'created') =>
+    occasion === 'created' ? `order-chat/${orderId}` : `order-chat/${orderId}/${occasion}`,
 };
 
 // ---- The webhook lane of a store -------------------------------------------------------------------
@@ -193,6 +198,29 @@ export interface PlanEndActivities {
   endPaidPlan: (input: { storeId: string; paidUntil: string }) => Promise<PlanEndCheck>;
 }
 
+// ---- Order notifications: mobile push to owners, chat message to the shopper ----------------------------
+
+/** What a chat message is about: the order was created, or it shipped. */
+export type ChatOccasion = 'created' | 'shipped';
+/** One order to tell about (docs/notifications.md). */
+export interface OrderNotificationInput {
+  storeId: string;
+  orderId: string;
+  /** Chat only; absent means 'created' (the input of the first version). */
+  occasion?: ChatOccasion;
+}
+/** How the one attempt ended, as the order's message row records it. */
+export interface OrderNotificationResult {
+  status: 'sent' | 'failed' | 'skipped' | 'already_claimed';
+  detail: string;
+}
+export interface OrderNotificationActivities {
+  /** Sends the new-order push to every device of the store's owners, once (activities/order-push.ts). */
+  sendOrderPush: (input: OrderNotificationInput) => Promise<OrderNotificationResult>;
+  /** Sends the shopper the chat message of the order's occasion, one attempt (activities/order-chat.ts). */
+  sendOrderChat: (input: OrderNotificationInput) => Promise<OrderNotificationResult>;
+}
+
 // ---- Housekeeping (Temporal Schedules) -----------------------------------------------------------------
 
 /** The periodic jobs, each a Temporal Schedule (`housekeeping/<job>`) that runs housekeepingWorkflow. */
@@ -242,6 +270,8 @@ export const workflows = {
   trackingLockout: defineWorkflow<[input: TrackingLockoutInput, carried?: TrackingLockoutState | null]>('trackingLockoutWorkflow'),
   housekeeping: defineWorkflow<[HousekeepingJob], HousekeepingResult>('housekeepingWorkflow'),
   planEnd: defineWorkflow<[PlanEndInput], PlanEndResult>('planEndWorkflow'),
+  orderPush: defineWorkflow<[OrderNotificationInput], OrderNotificationResult>('orderPushWorkflow'),
+  orderChat: defineWorkflow<[OrderNotificationInput], OrderNotificationResult>('orderChatWorkflow'),
 };
 
 /** Everything some workflow asks of its activities: createActivities (activities/index.ts) satisfies it. */
@@ -252,7 +282,8 @@ export type WorkflowActivities = WebhookLaneActivities &
   CheckoutExpiryActivities &
   TrackingLockoutActivities &
   HousekeepingActivities &
-  PlanEndActivities;
+  PlanEndActivities &
+  OrderNotificationActivities;
 
 // ---- Hand-offs: what producers write to the outbox -----------------------------------------------------
 

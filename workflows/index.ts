@@ -7,3 +7,4 @@ export { checkoutExpiryWorkflow } from './checkout-expiry.js';
 export { trackingLockoutWorkflow } from './tracking-lockout.js';
 export { housekeepingWorkflow } from './housekeeping.js';
 export { planEndWorkflow } from './plan-end.js';
+export { orderPushWorkflow, orderChatWorkflow } from './order-notifications.js';

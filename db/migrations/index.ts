@@ -10,6 +10,7 @@ import { Migration20261124000100 } from './Migration20261124000100.js';
 import { Migration20261124000200 } from './Migration20261124000200.js';
 import { Migration20261124000300 } from './Migration20261124000300.js';
 import { Migration20261125000100 } from './Migration20261125000100.js';
+import { Migration20261125000200 } from './Migration20261125000200.js';
 import { Migration20261125000300 } from './Migration20261125000300.js';
 
 /** Every migration, oldest first; registered explicitly so a bundled build finds them. */
@@ -26,5 +27,6 @@ export const migrationsList = [
   { name: 'Migration20261124000200', class: Migration20261124000200 },
   { name: 'Migration20261124000300', class: Migration20261124000300 },
   { name: 'Migration20261125000100', class: Migration20261125000100 },
+  { name: 'Migration20261125000200', class: Migration20261125000200 },
   { name: 'Migration20261125000300', class: Migration20261125000300 },
 ];

@@ -4,9 +4,9 @@ import type { Order } from '../../contract/schemas/orders.js';
 import { currentTraceparent } from '../../config/trace-context.js';
 import { executeBound } from '../../db/bound.js';
 import { laneNotify, laneWakeUpCtes } from '../../db/lanes.js';
-import { outboxRow } from '../../db/outbox.js';
+import { OUTBOX_CHANNEL, OUTBOX_COLUMNS, OUTBOX_RECORD, outboxRow } from '../../db/outbox.js';
 import type { OrderEventType } from '../../domain/order-events.js';
-import { deliveriesWaiting, signalWithStart, workflowIds, workflows } from '../../workflows/definitions.js';
+import { deliveriesWaiting, signalWithStart, startWorkflow, workflowIds, workflows } from '../../workflows/definitions.js';
 
 export interface NewOrderEvent {
   storeId: string;
@@ -31,7 +31,9 @@ export interface StatusLine {
  * Records order events with a snapshot of the order, in the caller's transaction, and hands to Temporal
  * (through the outbox) those that some live webhook endpoint of the store subscribes to. Backfill events,
  * and events nobody subscribes to, are kept but never sent: they are recorded as already dispatched.
- * The change's status history lines go in the same statement: one round trip in all.
+ * A new order (not backfill) also starts its mobile push and its chat message (docs/notifications.md)
+ * when the store has a device subscribed or chat messages on. The change's status history lines go in
+ * the same statement: one round trip in all.
  */
 export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent[], history: StatusLine[] = []): Promise<void> {
   if (events.length === 0) return recordStatusHistory(em, history);
@@ -62,6 +64,7 @@ export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent
       summary: `webhook deliveries of store ${storeId}`,
     }),
   );
+  const notices = events.filter((e) => !e.backfill).flatMap((e) => orderNotices(storeId, e.order.id, e.type));
   // The subscribed kinds, the events, the history, the lane's state, the outbox row and the NOTIFYs
   // (delivered at commit); the values bound, not inlined (a 1 MB order is not copied into the SQL text).
   await executeBound(
@@ -79,13 +82,85 @@ export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent
        from event order by n
      ), history as (
        ${STATUS_HISTORY_INSERT}
-     ), ${laneWakeUpCtes(ANY_HANDED)}
-     ${laneNotify(ANY_HANDED)}`,
-    [storeId, JSON.stringify(rows), statusHistoryJson(history), wakeUp.workflow_id, JSON.stringify([wakeUp]), wakeUp.workflow_id],
+     ), ${NOTICES_INSERT}, ${laneWakeUpCtes(ANY_HANDED)}
+     ${laneNotify(ANY_HANDED)}
+     union all select pg_notify('${OUTBOX_CHANNEL}', '') where exists (select 1 from notice)`,
+    [
+      storeId,
+      JSON.stringify(rows),
+      statusHistoryJson(history),
+      JSON.stringify(notices),
+      storeId,
+      storeId,
+      storeId,
+      wakeUp.workflow_id,
+      JSON.stringify([wakeUp]),
+      wakeUp.workflow_id,
+    ],
   );
 }
 
 const ANY_HANDED = 'exists (select 1 from event where handed)';
+
+/**
+ * The new order's notification hand-offs, each queued only when it has something to do: the push when
+ * a device of the store is subscribed, the chat message when the store turned chat messages on (the
+ * plan is checked when it is sent, by chatMessagesAllowed); when an order ships, the chat message
+ * of that occasion if the store named a template for it. Their workflow ids give the once.
+ */
+const NOTICES_INSERT = `notice as (
+       insert into outbox (${OUTBOX_COLUMNS})
+       select ${OUTBOX_COLUMNS} from jsonb_to_recordset(?::jsonb) as w(${OUTBOX_RECORD}, channel text)
+       where (channel = 'push' and exists (select 1 from push_subscriptions where store_id = ?))
+          or (channel = 'chat' and exists (select 1 from chat_settings where store_id = ? and enabled))
+          or (channel = 'chat-shipped' and exists (select 1 from chat_settings where store_id = ? and enabled and shipped_template_name is not null))
+       returning 1
+     )`;
+
+/** The hand-offs an event may need: `order-push/<id>` and `order-chat/<id>` for a new order, `order-chat/<id>/shipped` when it ships. */
+function orderNotices(storeId: string, orderId: string, type: OrderEventType) {
+  const input = { storeId, orderId };
+  const searchAttributes = { StoreId: storeId, OrderId: orderId };
+  if (type === 'order.shipped')
+    return [
+      {
+        ...outboxRow(
+          startWorkflow(workflows.orderChat, {
+            workflowId: workflowIds.orderChat(orderId, 'shipped'),
+            args: [{ ...input, occasion: 'shipped' }],
+            searchAttributes,
+            summary: `shipped chat message of order ${orderId}`,
+          }),
+        ),
+        channel: 'chat-shipped',
+      },
+    ];
+  if (type !== 'order.created') return [];
+  return [
+    {
+      ...outboxRow(
+        startWorkflow(workflows.orderPush, {
+          workflowId: workflowIds.orderPush(orderId),
+          args: [input],
+          searchAttributes,
+          summary: `new-order push of order ${orderId}`,
+        }),
+      ),
+      channel: 'push',
+    },
+    {
+      ...outboxRow(
+        startWorkflow(workflows.orderChat, {
+          workflowId: workflowIds.orderChat(orderId),
+          args: [input],
+          searchAttributes,
+          summary: `chat message of order ${orderId}`,
+        }),
+      ),
+      channel: 'chat',
+    },
+  ];
+}
 
 // clock_timestamp() is evaluated after the sort: lines keep their order in created_at.
 const STATUS_HISTORY_INSERT = `insert into order_status_history (order_id, status, comment, actor, created_at)

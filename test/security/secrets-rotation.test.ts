@@ -64,7 +64,10 @@ describe('secrets reseal', () => {
     const strangerBefore = await sealedOf('webhook_endpoints', 'secret_sealed', ids.stranger);
     const run = await reseal({ SECRETS_KEY: newKey.toString('hex'), SECRETS_KEY_PREVIOUS: oldKey.toString('hex') });
     expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toEqual({ resealed: { webhook_endpoints: 1, connections: 1 }, unreadable: 1 });
+    expect(JSON.parse(run.stdout)).toEqual({
+      resealed: { webhook_endpoints: 1, connections: 1, chat_settings: 0, vapid_keys: 0 },
+      unreadable: 1,
+    });
     const moved = await sealedOf('webhook_endpoints', 'secret_sealed', ids.endpoint);
     expect(openSecret(newKey, moved)).toBe('whsec_endpoint');
     expect(() => openSecret(oldKey, moved)).toThrow();
@@ -74,7 +77,10 @@ describe('secrets reseal', () => {
 
   it('a second run changes nothing', async () => {
     const run = await reseal({ SECRETS_KEY: newKey.toString('hex'), SECRETS_KEY_PREVIOUS: oldKey.toString('hex') });
-    expect(JSON.parse(run.stdout)).toEqual({ resealed: { webhook_endpoints: 0, connections: 0 }, unreadable: 1 });
+    expect(JSON.parse(run.stdout)).toEqual({
+      resealed: { webhook_endpoints: 0, connections: 0, chat_settings: 0, vapid_keys: 0 },
+      unreadable: 1,
+    });
   });
 
   it('without SECRETS_KEY it refuses, saying what to set', async () => {

@@ -50,6 +50,8 @@ describe('every workflow definition is a workflow of the worker, under the same 
       trackingLockout: 'trackingLockoutWorkflow',
       housekeeping: 'housekeepingWorkflow',
       planEnd: 'planEndWorkflow',
+      orderPush: 'orderPushWorkflow',
+      orderChat: 'orderChatWorkflow',
     });
     expect(
       [deliveriesWaiting, connectCodeExchanged, updatesQueued, replayUpdates, wrongContactTried, liftLockout].map((s) => s.name),

@@ -6,8 +6,10 @@ import { connectionPages } from './connections.js';
 import { installGuard } from './guard.js';
 import { homePages } from './home.js';
 import { keyPages } from './keys.js';
+import { notificationPages } from './notifications.js';
 import { orderDetailPages } from './order-detail.js';
 import { orderListPages } from './orders.js';
+import { pwaPages } from './pwa.js';
 import { sendMessage } from './render.js';
 import { settingsPages } from './settings.js';
 import { webhookPages } from './webhooks.js';
@@ -41,6 +43,8 @@ export async function dashboardPages(app: FastifyInstance) {
         orderDetailPages,
         connectionPages,
         settingsPages,
+        notificationPages,
+        pwaPages,
       ]) {
         await dashboard.register(pages);
       }

@@ -10,6 +10,7 @@ export const TABS = [
   ['keys', 'Keys', '/keys'],
   ['webhooks', 'Webhooks', '/webhooks'],
   ['connections', 'Connections', '/connections'],
+  ['notifications', 'Notifications', '/notifications'],
   ['settings', 'Settings', '/settings'],
 ] as const;
 export type Tab = (typeof TABS)[number][0];

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ORDER_TRANSITIONS } from '../../domain/order-status.js';
 import { statusHistory } from '../../services/dashboard/scoped.js';
+import { listOrderMessages } from '../../services/notifications/order-messages.js';
 import { patchOrder, type OrderEditor } from '../../services/orders/change.js';
 import { presentOrder } from '../../services/orders/present.js';
 import { findOrderRow } from '../../services/orders/read.js';
@@ -42,7 +43,10 @@ async function orderPage(
   opts: { status?: number; error?: string | null; notice?: string | null } = {},
 ) {
   const store = request.ownedStore!;
-  const history = await statusHistory(request.server.orm.em, order.id);
+  const [history, messages] = await Promise.all([
+    statusHistory(request.server.orm.em, order.id),
+    listOrderMessages(request.server.orm.em, store.id, order.id),
+  ]);
   const c = order.customer;
   const summary = html`<table><tbody>${row('Status', html`<span class="dash-status">${order.status}</span>`)}${row('Source', order.source)}${row('External id', order.external_id)}${row('External number', order.external_number)}
 ${row('External status', order.external_status)}${row('On the outside platform', webLink(order.external_url))}${row('Payment', `${order.payment.status} · ${order.payment.method}${order.payment.external_method_title ? ` (${order.payment.external_method_title})` : ''}`)}
@@ -58,12 +62,18 @@ ${row('Created', when(order.created_at))}${row('Updated', when(order.updated_at)
     (h) => html`<tr><td>${when(h.created_at)}</td><td>${h.status}</td><td>${h.comment ?? ''}</td><td class="muted">${h.actor}</td></tr>`,
   );
   const historyTable = html`<h2>Status history</h2>${history.length ? html`<div class="dash-scroll"><table><thead><tr><th>When</th><th>Status</th><th>Comment</th><th>By</th></tr></thead><tbody>${lines}</tbody></table></div>` : html`<p class="muted">No status changes recorded yet.</p>`}`;
+  const channelWords = { push: 'Phone notification (owners)', chat: 'Chat message (shopper)' } as const;
+  const messageRows = messages.map(
+    (m) =>
+      html`<tr><td>${channelWords[m.channel]}</td><td>${m.occasion}</td><td><span class="dash-status">${m.status}</span></td><td>${m.detail ?? ''}</td><td>${when(m.finished_at ?? m.created_at)}</td></tr>`,
+  );
+  const messagesTable = html`<h2>Notifications</h2>${messages.length ? html`<div class="dash-scroll"><table id="order-messages"><thead><tr><th>Channel</th><th>Occasion</th><th>Outcome</th><th>Why</th><th>When</th></tr></thead><tbody>${messageRows}</tbody></table></div>` : html`<p class="muted">No notification was sent for this order (none is for orders imported as backfill, or when no device and no chat messages are on).</p>`}`;
   return sendStorePage(
     request,
     reply,
     'orders',
     `Order ${order.order_number ?? order.external_number ?? order.id.slice(0, 8)}`,
-    html`${summary}${changeForm(request, reply, order)}${historyTable}${customer}${items}<p><a href="${storePath(store.id, '/orders')}">All orders</a></p>`,
+    html`${summary}${changeForm(request, reply, order)}${historyTable}${messagesTable}${customer}${items}<p><a href="${storePath(store.id, '/orders')}">All orders</a></p>`,
     {
       status: opts.status ?? 200,
       error: opts.error ?? null,

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import { html, page, PAGE_HEADERS, raw, type SafeHtml } from '../html.js';
+import { PWA_SCRIPT, PWA_SCRIPT_HASH } from './pwa-scripts.js';
 
-// The only script any dashboard page runs: it reveals the copy buttons next to secrets shown once.
-// Without JavaScript the buttons stay hidden and the read-only field can be selected and copied by hand.
+// One of the two scripts dashboard pages run (the other is the web-app script, pwa-scripts.ts): it reveals
+// the copy buttons next to secrets shown once. Without JavaScript the buttons stay hidden and the
+// read-only field can be selected and copied by hand.
 const COPY_SCRIPT =
   "for(const b of document.querySelectorAll('button[data-copy]')){b.hidden=false;b.addEventListener('click',()=>{const i=document.getElementById(b.dataset.copy);i.select();(navigator.clipboard?navigator.clipboard.writeText(i.value):Promise.reject()).then(()=>{b.textContent='Copied';},()=>{b.textContent='Press Ctrl+C';});});}";
 const COPY_SCRIPT_HASH = `'sha256-${createHash('sha256').update(COPY_SCRIPT).digest('base64')}'`;
@@ -14,20 +16,37 @@ export interface PageOptions {
   copyButtons?: boolean;
   /** Origins this page's forms may end up at (the connect page redirects to the shop, and CSP checks form redirects). */
   formTargets?: string[];
+  /** Adds the web-app script (service worker registration, the notifications button), allowed by its hash. */
+  pwaScript?: boolean;
 }
 
-/** Sends a whole page with the page security headers (CSP widened only as the options say). */
+/** Where every dashboard page finds its web app manifest (web/dashboard/pwa.ts). */
+export const MANIFEST_PATH = '/dashboard/manifest.webmanifest';
+
+/**
+ * Sends a whole page with the page security headers (CSP widened only as the options say). Every
+ * dashboard page links the web app manifest (manifest-src 'self'); scripts run only by their hashes.
+ */
 export function sendPage(reply: FastifyReply, title: string, body: SafeHtml, opts: PageOptions = {}) {
-  let csp = PAGE_HEADERS['content-security-policy'];
+  let csp =
+    PAGE_HEADERS['content-security-policy'].replace('img-src https: data:', "img-src 'self' https: data:") + "; manifest-src 'self'";
   if (opts.formTargets?.length) csp = csp.replace("form-action 'self'", `form-action 'self' ${opts.formTargets.join(' ')}`);
+  const scripts: string[] = [];
   if (opts.copyButtons) {
-    csp += `; script-src ${COPY_SCRIPT_HASH}`;
+    scripts.push(COPY_SCRIPT_HASH);
     body = html`${body}<script>${raw(COPY_SCRIPT)}</script>`;
   }
+  if (opts.pwaScript) {
+    scripts.push(PWA_SCRIPT_HASH);
+    // The service worker is ours (/dashboard/sw.js); the subscription is posted to our own origin.
+    csp += "; worker-src 'self'; connect-src 'self'";
+    body = html`${body}<script>${raw(PWA_SCRIPT)}</script>`;
+  }
+  if (scripts.length) csp += `; script-src ${scripts.join(' ')}`;
   return reply
     .status(opts.status ?? 200)
     .headers({ ...PAGE_HEADERS, 'content-security-policy': csp })
-    .send(page(title, body, { heading: 'Store Commerce' }));
+    .send(page(title, body, { heading: 'Store Commerce', manifest: MANIFEST_PATH }));
 }
 
 /** A short page that says one thing (errors, refusals), with a way back. */
