@@ -591,6 +591,7 @@ export interface components {
                 number: string | null;
                 courier: string | null;
                 url: string | null;
+                /** @description The shipping status in words once the order ships (Shipped, Out for delivery, Delivered); null before it ships and when cancelled. */
                 status_text: string | null;
                 /** Format: uri */
                 page_url: string;
@@ -912,6 +913,7 @@ export interface components {
             /** @description The courier waybill (AWB) number. */
             shipping_awb: string | null;
             shipping_courier: string | null;
+            /** @description The shipping status in words once the order ships (Shipped, Out for delivery, Delivered); null before it ships and when cancelled. */
             shipping_status_text: string | null;
             /** @description At most the last 100 changes, oldest first. */
             status_history: components["schemas"]["TrackingStatusChange"][];
