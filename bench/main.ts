@@ -6,9 +6,8 @@ import { resolve } from 'node:path';
 import { cleanup, installExitHandlers, isStopping } from './lib/cleanup.js';
 import { setUp } from './lib/environment.js';
 import { repoRoot } from './lib/processes.js';
-import { buildReport, formatTable, writeReport } from './lib/report.js';
+import { buildReport, formatTable, writeReport, type ScenarioEntry } from './lib/report.js';
 import type { Scenario } from './lib/scenario.js';
-import type { ScenarioResult } from './lib/stats.js';
 import { calibrationScenario } from './scenarios/calibration.js';
 import { meScenario } from './scenarios/me.js';
 import { ordersListP99Scenario } from './scenarios/orders-list-p99.js';
@@ -48,11 +47,11 @@ const SCENARIOS: Scenario[] = [
 const log = (line: string) => console.log(`[bench] ${line}`);
 
 /** The scenarios (memory ones included) of the last latest.json (none when there is no readable one). */
-function earlierResults(path: string): Record<string, ScenarioResult> {
+function earlierResults(path: string): Record<string, ScenarioEntry> {
   try {
     const earlier = JSON.parse(readFileSync(path, 'utf8')) as {
-      scenarios?: Record<string, ScenarioResult>;
-      memory?: Record<string, ScenarioResult>;
+      scenarios?: Record<string, ScenarioEntry>;
+      memory?: Record<string, ScenarioEntry>;
     };
     return { ...earlier.scenarios, ...earlier.memory };
   } catch {
@@ -81,8 +80,20 @@ async function main(): Promise<number> {
   installExitHandlers(log);
   const started = Date.now();
   log(`${quick ? 'quick run: 1 short round' : 'full run: 3 rounds'} of ${scenarios.map((s) => s.id).join(', ')}`);
-  const env = await setUp({ quick, profile, log });
-  const results: Record<string, ScenarioResult> = {};
+  const path = resolve(repoRoot, 'bench', 'results', 'latest.json');
+  let env: Awaited<ReturnType<typeof setUp>>;
+  try {
+    env = await setUp({ quick, profile, log });
+  } catch (err) {
+    if (isStopping()) return cleanup(log).then(() => 130);
+    // Nothing could run: every scenario is written with the reason, none left out.
+    const reason = `set-up failed: ${(err as Error).message ?? String(err)}`;
+    log(`${reason}\n${(err as Error).stack ?? ''}`);
+    writeReport(path, buildReport(quick, Object.fromEntries(scenarios.map((s) => [s.id, { error: reason }]))));
+    await cleanup(log);
+    return 1;
+  }
+  const results: Record<string, ScenarioEntry> = {};
   let failures = 0;
   for (const scenario of scenarios) {
     const t0 = Date.now();
@@ -94,9 +105,9 @@ async function main(): Promise<number> {
       if (isStopping()) return cleanup(log).then(() => 130);
       failures++;
       log(`${scenario.id}: FAILED: ${(err as Error).stack ?? String(err)}`);
+      results[scenario.id] = { error: (err as Error).message ?? String(err) };
     }
   }
-  const path = resolve(repoRoot, 'bench', 'results', 'latest.json');
   // With --only, the scenarios not run keep their last figures in latest.json.
   const report = buildReport(quick, only ? { ...earlierResults(path), ...results } : results);
   writeReport(path, report);

@@ -70,8 +70,12 @@ async function startStack(): Promise<Stack> {
   const cli = ensureTemporalCli(repoRoot, say);
   // `start-test`: the namespace of test/cli/start.test.ts, whose whole service would otherwise take over the
   // default namespace's housekeeping schedules (one namespace serves one deployment).
-  // `metrics-test`: likewise for the worker process of test/observability/metrics.test.ts.
-  const temporal = await startDevServer({ cli, logFile: resolve(logDir, 'temporal.log'), extraNamespaces: ['start-test', 'metrics-test'] });
+  // `metrics-test`, `tracing-test`: likewise for the worker processes of test/observability/ and test/tracing/.
+  const temporal = await startDevServer({
+    cli,
+    logFile: resolve(logDir, 'temporal.log'),
+    extraNamespaces: ['start-test', 'metrics-test', 'tracing-test'],
+  });
   stops.unshift(() => temporal.stop());
   say(`Temporal dev server at ${temporal.address}`);
 

@@ -36,6 +36,19 @@ const FIELDS: Record<string, Record<string, string | string[]>> = {
   'POST /dashboard/stores/:storeId/connections': { platform: 'platform_a', site_url: 'https://intruder.example' },
   'POST /dashboard/stores/:storeId/connections/:connectionId/replay': {},
   'POST /dashboard/stores/:storeId/connections/:connectionId/disconnect': {},
+  'POST /dashboard/stores/:storeId/notifications/chat': {
+    enabled: 'on',
+    base_url: 'http://127.0.0.1:9/intruder',
+    api_version: 'v21.0',
+    phone_number_id: '1',
+    token: 'intruder',
+  },
+  'POST /dashboard/stores/:storeId/push-subscriptions': {
+    endpoint: 'http://127.0.0.1:9/intruder',
+    p256dh: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM',
+    auth: 'tBHItJI5svbpez7KI4CCXg',
+  },
+  'POST /dashboard/stores/:storeId/push-subscriptions/delete': { endpoint: 'http://127.0.0.1:9/alpha-device' },
   'POST /dashboard/stores/:storeId/settings': {
     name: 'Taken over',
     currency: 'EUR',
@@ -45,7 +58,7 @@ const FIELDS: Record<string, Record<string, string | string[]>> = {
     published: 'on',
   },
 };
-const GETS = ['', '/keys', '/webhooks', '/orders', '/orders/:orderId', '/connections', '/settings'].map(
+const GETS = ['', '/keys', '/webhooks', '/orders', '/orders/:orderId', '/connections', '/notifications', '/settings'].map(
   (p) => `GET /dashboard/stores/:storeId${p}`,
 );
 
@@ -77,6 +90,12 @@ describe('one owner never sees or touches another owner’s store', () => {
     });
     expect(order.statusCode).toBe(201);
     const connection = await createTestConnection(t.orm, storeA, 'platform_a');
+    // A device of A's with notifications on (the delete route must not reach it).
+    await db().execute(
+      `insert into push_subscriptions (id, store_id, owner_id, endpoint, p256dh, auth)
+       select gen_random_uuid(), store_id, owner_id, 'http://127.0.0.1:9/alpha-device', 'key', 'auth' from owner_stores where store_id = ?`,
+      [storeA],
+    );
     await eventually(
       async () => (await db().execute(`select 1 from webhook_deliveries where store_id = ?`, [storeA])).length > 0,
       20_000,
@@ -99,7 +118,9 @@ describe('one owner never sees or touches another owner’s store', () => {
            (select json_agg(json_build_object('status', status, 'comment', status_comment)) from orders where store_id = s.id) as orders,
            (select count(*) from order_status_history h join orders o on o.id = h.order_id where o.store_id = s.id) as history,
            (select json_agg(json_build_object('id', id, 'status', status) order by id) from connections where store_id = s.id) as connections,
-           (select count(*) from connect_codes where store_id = s.id) as codes
+           (select count(*) from connect_codes where store_id = s.id) as codes,
+           (select json_agg(endpoint order by endpoint) from push_subscriptions where store_id = s.id) as devices,
+           (select count(*) from chat_settings where store_id = s.id) as chat
          from stores s where s.id = ?`,
         [storeA],
       );

@@ -53,6 +53,8 @@ beforeAll(async () => {
       taskQueue: `${inject('taskQueue')}-tracing`,
       secretsKey: inject('secretsKey'),
     }),
+    // Not the suite's namespace: this worker would take over its housekeeping schedules (with its own task queue).
+    TEMPORAL_NAMESPACE: 'tracing-test',
     PORT: String(port),
     HOST: '127.0.0.1',
     PUBLIC_URL: baseUrl,
