@@ -76,6 +76,18 @@ describe('Temporal stopped during a stream of order writes', () => {
       60_000,
       'lanes idle before the outage',
     );
+    // A lane's lease can lapse on a loaded machine while its activity still runs: Temporal must show none running either.
+    await waitUntil(
+      async () => {
+        for await (const run of svc.temporal.client.workflow.list({ query: `TaskQueue="${TASK_QUEUE}" AND ExecutionStatus="Running"` })) {
+          const d = await svc.temporal.client.workflow.getHandle(run.workflowId, run.runId).describe();
+          if ((d.raw.pendingActivities?.length ?? 0) > 0) return false;
+        }
+        return true;
+      },
+      60_000,
+      'no lane activity running before the outage',
+    );
 
     await temporal.stop();
     const stoppedAt = Date.now();
