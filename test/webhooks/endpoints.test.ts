@@ -99,6 +99,16 @@ describe('POST /webhooks: url must be a public https address', () => {
     const res = await post(s, { url: `https://${host}/hook` });
     expect(errorOf(res)).toEqual([400, 'invalid_request', 'url']);
     expect(res.json().error.message).toMatch(host);
+    // One answer for all of them, never the address a name resolved to (no DNS oracle for internal names).
+    expect(res.json().error.message).toMatch(/does not resolve to a public address/);
+    expect(res.json().error.message).not.toMatch(/\d+\.\d+\.\d+\.\d+|[0-9a-f]*::/);
+  });
+
+  it('a public https URL on another port than 443 → 400 param url, naming the port', async () => {
+    const s = await webhookStore();
+    const res = await post(s, { url: 'https://hooks.public.example:8443/a' }, prod);
+    expect(errorOf(res)).toEqual([400, 'invalid_request', 'url']);
+    expect(res.json().error.message).toMatch(/port 443/);
   });
 
   it('a missing or non-string url → 400 param url', async () => {
@@ -110,7 +120,7 @@ describe('POST /webhooks: url must be a public https address', () => {
 
   it('public https names are accepted, over IPv4 or IPv6, in production too', async () => {
     const s = await webhookStore();
-    for (const url of ['https://hooks.public.example/a', 'https://v6.public.example:8443/b?x=1']) {
+    for (const url of ['https://hooks.public.example/a', 'https://v6.public.example/b?x=1']) {
       const res = await post(s, { url }, prod);
       expect(res.statusCode, res.body).toBe(201);
       expect(res.json().url).toBe(url);
