@@ -1,6 +1,7 @@
 // POST/GET /webhooks and DELETE /webhooks/{id}. Endpoints with public (.example) names are registered
 // here but no order is ever written in their stores, so nothing is sent to them (not even a DNS query).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../config/env.js';
 import { openSecret } from '../../domain/secret-box.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/app.js';
 import { addKey, createTestStore } from '../helpers/store.js';
@@ -109,6 +110,20 @@ describe('POST /webhooks: url must be a public https address', () => {
     const res = await post(s, { url: 'https://hooks.public.example:8443/a' }, prod);
     expect(errorOf(res)).toEqual([400, 'invalid_request', 'url']);
     expect(res.json().error.message).toMatch(/port 443/);
+  });
+
+  it('OUTBOUND_EXTRA_PORTS lets the operator allow another port, and only that one', async () => {
+    const extra = await createTestApp({ ALLOW_LOOPBACK_TARGETS: 'false', OUTBOUND_EXTRA_PORTS: '8443, 9443' });
+    try {
+      const s = await webhookStore();
+      expect((await post(s, { url: 'https://hooks.public.example:8443/a' }, extra)).statusCode).toBe(201);
+      expect(errorOf(await post(s, { url: 'https://hooks.public.example:8444/a' }, extra))).toEqual([400, 'invalid_request', 'url']);
+    } finally {
+      await extra.close();
+    }
+    expect(() => loadConfig({ OUTBOUND_EXTRA_PORTS: '443,ssh' })).toThrow(
+      /OUTBOUND_EXTRA_PORTS: must be comma-separated port numbers \(not: ssh\)/,
+    );
   });
 
   it('a missing or non-string url → 400 param url', async () => {
