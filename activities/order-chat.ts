@@ -1,4 +1,4 @@
-import { openingKeys } from '../config/env.js';
+import { openingKeys, targetPolicy } from '../config/env.js';
 import { orderTrackingPageUrl } from '../contract/urls.js';
 import { chatMessageUrl, orderCreatedMessage, orderShippedMessage } from '../domain/chat-message.js';
 import { e164Digits } from '../domain/chat-phone.js';
@@ -47,7 +47,7 @@ export function orderChatActivities(deps: ActivityDeps) {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${sender.token}`, 'user-agent': USER_AGENT },
         body: JSON.stringify(message),
         timeoutMs: deps.config.webhookTimeoutMs,
-        policy: { allowLoopback: deps.config.allowLoopbackTargets },
+        policy: targetPolicy(deps.config),
         keepReplyBytes: 400,
         ...(deps.resolve ? { resolve: deps.resolve } : {}),
       });

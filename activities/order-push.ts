@@ -1,4 +1,4 @@
-import { openingKeys } from '../config/env.js';
+import { openingKeys, targetPolicy } from '../config/env.js';
 import webpush from 'web-push';
 import { postOnce, type OutboundResult } from '../services/outbound/send.js';
 import { claimOrderMessage, finishOrderMessage } from '../services/notifications/order-messages.js';
@@ -50,7 +50,7 @@ export function orderPushActivities(deps: ActivityDeps) {
             headers: Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), String(v)])),
             body: request.body,
             timeoutMs: deps.config.webhookTimeoutMs,
-            policy: { allowLoopback: deps.config.allowLoopbackTargets },
+            policy: targetPolicy(deps.config),
             ...(deps.resolve ? { resolve: deps.resolve } : {}),
           });
         }),

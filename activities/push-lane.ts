@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { openingKeys } from '../config/env.js';
+import { openingKeys, targetPolicy } from '../config/env.js';
 import { holdLane, releaseLane } from '../db/lanes.js';
 import { pushDueUpdates } from '../services/connections/push.js';
 import { workflowIds, type PushOutcome } from '../workflows/definitions.js';
@@ -29,7 +29,7 @@ export async function pushWhileBusy(deps: ActivityDeps, connectionId: string): P
   const opts = {
     secretsKey: openingKeys(deps.config),
     timeoutMs: deps.config.webhookTimeoutMs,
-    policy: { allowLoopback: deps.config.allowLoopbackTargets },
+    policy: targetPolicy(deps.config),
     ...(deps.resolve ? { resolve: deps.resolve } : {}),
   };
   // Set by a wake-up while a batch is being pushed; the loop clears it before each batch.

@@ -1,4 +1,5 @@
 import type { ResolvedConfig } from '../config/env.js';
+import { targetPolicy } from '../config/env.js';
 import type { DeliveryOutcome, WorkerMetrics } from '../config/metrics.js';
 import { serviceSignature, standardWebhookSignature } from '../domain/webhook-signature.js';
 import { postOnce, USER_AGENT, type OutboundAgents, type OutboundResult } from '../services/outbound/send.js';
@@ -42,7 +43,7 @@ export function sendWebhook(
     url: claimed.url,
     body,
     timeoutMs: deps.config.webhookTimeoutMs,
-    policy: { allowLoopback: deps.config.allowLoopbackTargets },
+    policy: targetPolicy(deps.config),
     ...(deps.resolve ? { resolve: deps.resolve } : {}),
     ...(deps.agents ? { agents: deps.agents } : {}),
     headers: {

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import type { TargetPolicy } from '../domain/address-check.js';
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const seconds = z.coerce.number().int().positive();
@@ -65,6 +66,22 @@ const EnvSchema = z.object({
   // At most a minute: the delivery activity's own limit must stay above it.
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().max(60_000).default(8000),
   ALLOW_LOOPBACK_TARGETS: flag.default(false),
+  /** Ports besides 443 that public webhook, push and chat targets may use, comma-separated (none by default). */
+  OUTBOUND_EXTRA_PORTS: z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      const ports = text
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean);
+      const bad = ports.filter((p) => !/^\d{1,5}$/.test(p) || Number(p) < 1 || Number(p) > 65535);
+      if (bad.length) {
+        ctx.addIssue({ code: 'custom', message: `must be comma-separated port numbers (not: ${bad.join(', ')})` });
+        return z.NEVER;
+      }
+      return ports.map(Number);
+    }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().min(1).default('.data'),
   TRUST_PROXY: trustProxy.default(false),
@@ -109,6 +126,8 @@ export interface Config {
   trackingLockoutSeconds: number;
   webhookTimeoutMs: number;
   allowLoopbackTargets: boolean;
+  /** OUTBOUND_EXTRA_PORTS: ports besides 443 that public outbound targets may use. */
+  outboundExtraPorts: number[];
   logLevel: Env['LOG_LEVEL'];
   dataDir: string;
   /** Fastify's trustProxy: false, how many proxy hops to trust, or which proxy addresses; never `true` (every hop). */
@@ -150,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trackingLockoutSeconds: e.TRACKING_LOCKOUT_SECONDS,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     allowLoopbackTargets: e.ALLOW_LOOPBACK_TARGETS,
+    outboundExtraPorts: e.OUTBOUND_EXTRA_PORTS,
     logLevel: e.LOG_LEVEL,
     dataDir: e.DATA_DIR,
     trustProxy: e.TRUST_PROXY,
@@ -157,6 +177,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKeyPrevious: e.SECRETS_KEY_PREVIOUS ? decodeKey(e.SECRETS_KEY_PREVIOUS)! : undefined,
     metricsPort: e.METRICS_PORT,
   };
+}
+
+/** Where the service may send webhooks, pushes and chat messages (the outbound-address rules' settings). */
+export function targetPolicy(config: Pick<Config, 'allowLoopbackTargets' | 'outboundExtraPorts'>): TargetPolicy {
+  return { allowLoopback: config.allowLoopbackTargets, extraPorts: config.outboundExtraPorts };
 }
 
 /** The keys that open stored secrets, current first (openSecret); only the current one seals. */

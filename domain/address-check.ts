@@ -6,7 +6,12 @@ export type Refusal = string | null;
 export interface TargetPolicy {
   /** ALLOW_LOOPBACK_TARGETS: http(s)://127.0.0.1:<port> and localhost:<port> become allowed, nothing more. */
   allowLoopback: boolean;
+  /** Ports a public target may use besides https's 443 (OUTBOUND_EXTRA_PORTS); none by default. */
+  extraPorts?: readonly number[];
 }
+
+/** The port a public target uses when its URL names none. */
+const HTTPS_PORT = 443;
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1']);
 /** Names that only mean something on a local network (or never resolve publicly). */
@@ -32,7 +37,7 @@ export function checkAddress(address: string): Refusal {
 
 /**
  * Checks the shape of a target URL before any lookup: https with a host name (no credentials, no IP
- * literal, no local-only name). With allowLoopback, http or https to exactly 127.0.0.1 or localhost
+ * literal, no local-only name) on port 443 or one of the policy's extra ports. With allowLoopback, http or https to exactly 127.0.0.1 or localhost
  * also pass (after URL normalisation, so http://2130706433:8080/ is http://127.0.0.1:8080/).
  */
 export function checkTargetUrl(
@@ -55,5 +60,9 @@ export function checkTargetUrl(
   // A trailing dot names the same host (fully qualified): judge the name without it.
   const name = host.replace(/\.+$/, '');
   if (!name.includes('.') || LOCAL_NAME.test(name)) return { ok: false, reason: `the host ${host} is not a public name` };
+  // Any port would let a tenant make the service probe other services of a public host; 443 and what the operator allows.
+  const port = url.port === '' ? HTTPS_PORT : Number(url.port);
+  if (port !== HTTPS_PORT && !policy.extraPorts?.includes(port))
+    return { ok: false, reason: `must use the https port 443 (port ${port} is not allowed on this service)` };
   return { ok: true, url, loopback: false };
 }

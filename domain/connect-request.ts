@@ -27,6 +27,16 @@ const webUrl = (text: string): URL | null => {
 };
 
 /**
+ * True when return_url is where the shop itself answers: site_url's host and port, never a downgrade
+ * from https to http (the one-time svc_code travels in it), an upgrade to https on default ports allowed.
+ */
+export function isShopsOwnReturn(site: URL, back: URL): boolean {
+  if (shopHost(back.href) !== shopHost(site.href)) return false;
+  if (back.protocol === site.protocol) return back.port === site.port;
+  return site.protocol === 'http:' && back.protocol === 'https:' && site.port === '' && back.port === '';
+}
+
+/**
  * Checks the connect page's parameters before anything else happens: a known platform, a web site_url,
  * a return_url on the same host as site_url, a state. Every problem is listed; nothing unchecked is ever
  * used as a redirect target. name, currency and v are optional hints (a malformed currency is dropped).
@@ -47,14 +57,15 @@ export function parseConnectRequest(
   const back = returnText && returnText.length <= MAX_URL ? webUrl(returnText) : null;
   if (!returnText) problems.push('return_url is missing.');
   else if (!back) problems.push('return_url is not an http(s) address.');
-  else if (host && shopHost(back.href) !== host) problems.push('return_url must be on the same host as site_url.');
+  else if (host && site && !isShopsOwnReturn(site, back))
+    problems.push('return_url must be on the shop’s own address: the host and port of site_url, and https when site_url is https.');
   const state = get('state') ?? '';
   if (!state) problems.push('state is missing.');
   else if (state.length > 500) problems.push('state is too long (at most 500 characters).');
   if (problems.length) {
     // The failure goes back to the plugin only when return_url is proven the shop's own (same host as a
     // valid site_url): anything less would make this page an open redirect.
-    const proven = back !== null && host !== null && shopHost(back.href) === host;
+    const proven = back !== null && site !== null && host !== null && isShopsOwnReturn(site, back);
     const returnTo = proven ? { returnUrl: back.href, state: state && state.length <= 500 ? state : null } : null;
     return { ok: false, problems, returnTo };
   }

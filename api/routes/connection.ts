@@ -16,6 +16,7 @@ import { exchangeCode } from '../../services/connections/codes.js';
 import { disconnect, recordHeartbeat } from '../../services/connections/connection.js';
 import { connectedStore, findConnection, presentConnection } from '../../services/connections/present.js';
 import { acknowledge, presentUpdate, waitingUpdates } from '../../services/connections/updates.js';
+import { targetPolicy } from '../../config/env.js';
 
 /** The plugin's side: POST /connect/exchange, /connect/disconnect, GET/PUT /connection, updates and their ack. */
 export async function connectionRoutes(app: FastifyInstance) {
@@ -84,7 +85,7 @@ export async function connectionRoutes(app: FastifyInstance) {
     },
     async (request) => {
       await recordHeartbeat(app.orm.em, connectionOf(request), request.body, {
-        policy: { allowLoopback: app.config.allowLoopbackTargets },
+        policy: targetPolicy(app.config),
         resolve: app.resolve,
       });
       return envelope(connectionOf(request));

@@ -4,6 +4,7 @@ import { isTemporalReachable } from '../../temporal/client.js';
 import { accessWords, errorResponses, generateOpenApiDocument, successHeaders } from '../openapi.js';
 import { renderDocsPage } from '../docs-page.js';
 import { PAGE_HEADERS } from '../../web/html.js';
+import { sharedReadiness } from '../readiness.js';
 
 /** Keyless routes about the service itself: the OpenAPI document, its docs page, health probes. */
 export async function metaRoutes(app: FastifyInstance) {
@@ -39,9 +40,7 @@ export async function metaRoutes(app: FastifyInstance) {
   );
 
   app.get('/healthz', { config: { unmetered: true } }, async () => ({ ok: true }));
-  app.get('/readyz', { config: { unmetered: true } }, async (_request, reply) => {
-    // Shutting down: still serving, but a proxy must send new requests elsewhere (api/shutdown.ts).
-    if (app.lifecycle.draining) return reply.status(503).send({ ok: false, draining: true });
+  const readiness = sharedReadiness(async () => {
     const [database, temporal] = await Promise.all([
       app.orm.em
         .getConnection()
@@ -52,6 +51,12 @@ export async function metaRoutes(app: FastifyInstance) {
         ),
       isTemporalReachable(app.temporal),
     ]);
+    return { database, temporal };
+  });
+  app.get('/readyz', { config: { unmetered: true } }, async (_request, reply) => {
+    // Shutting down: still serving, but a proxy must send new requests elsewhere (api/shutdown.ts).
+    if (app.lifecycle.draining) return reply.status(503).send({ ok: false, draining: true });
+    const { database, temporal } = await readiness();
     return reply.status(database && temporal ? 200 : 503).send({ ok: database && temporal, database, temporal });
   });
 }

@@ -3,6 +3,7 @@ import { defineRoute } from '../route.js';
 import { WebhookCreate, WebhookCreated, WebhookDeleted, WebhookIdParams, WebhookList } from '../../contract/schemas/webhooks.js';
 import { createEndpoint, deleteEndpoint, listEndpoints, MAX_ENDPOINTS_PER_STORE } from '../../services/webhooks/endpoints.js';
 import { ApiError } from '../../contract/errors.js';
+import { targetPolicy } from '../../config/env.js';
 
 /** Webhook endpoints: GET/POST /webhooks, DELETE /webhooks/{id}. */
 export async function webhookRoutes(app: FastifyInstance) {
@@ -42,7 +43,7 @@ export async function webhookRoutes(app: FastifyInstance) {
         url: request.body.url,
         events: [...new Set(events)],
         secretsKey: app.config.secretsKey!,
-        policy: { allowLoopback: app.config.allowLoopbackTargets },
+        policy: targetPolicy(app.config),
         resolve: app.resolve,
       });
       return reply.status(201).send(created);

@@ -97,7 +97,7 @@ export async function postOnce(req: OutboundPost): Promise<OutboundResult> {
           const status = response.statusCode ?? null;
           const error =
             status !== null && status >= 300 && status < 400
-              ? `redirect to ${response.headers.location ?? '?'} not followed`
+              ? `redirect to ${boundedText(response.headers.location ?? '?')} not followed`
               : status !== null && (status < 200 || status >= 300)
                 ? `answered ${status}`
                 : null;
@@ -129,3 +129,7 @@ function nullOnAbort(signal: AbortSignal): { promise: Promise<null>; stop(): voi
   signal.addEventListener('abort', onAbort, { once: true });
   return { promise, stop: () => signal.removeEventListener('abort', onAbort) };
 }
+
+/** A receiver's header can be 16 KB; what of it lands in delivery rows and activity results is bounded. */
+const MAX_ECHOED_CHARS = 200;
+const boundedText = (text: string) => (text.length > MAX_ECHOED_CHARS ? `${text.slice(0, MAX_ECHOED_CHARS)}…` : text);

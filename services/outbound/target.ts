@@ -50,15 +50,17 @@ export async function checkTarget(text: string, policy: TargetPolicy, resolve: R
   } catch (err) {
     if ((err as { code?: string }).code === 'ETIMEOUT')
       return { ok: false, reason: `the host ${shape.url.hostname} did not resolve within ${RESOLVE_DEADLINE_MS / 1000} s` };
-    return { ok: false, reason: `the host ${shape.url.hostname} does not resolve` };
+    return notPublic(shape.url.hostname);
   } finally {
     clearTimeout(timer);
   }
-  if (addresses.length === 0) return { ok: false, reason: `the host ${shape.url.hostname} does not resolve` };
-  for (const address of addresses) {
-    const refusal = checkAddress(address);
-    if (refusal) return { ok: false, reason: `the host ${shape.url.hostname} resolves to a non-public address (${refusal})` };
-  }
+  if (addresses.length === 0 || addresses.some((address) => checkAddress(address) !== null)) return notPublic(shape.url.hostname);
   const address = addresses[0]!;
   return { ok: true, url: shape.url, address, family: address.includes(':') ? 6 : 4 };
 }
+
+/**
+ * One answer for a name that does not resolve and one that resolves to a private address, never naming
+ * the address: a tenant must not learn from us which internal names exist or where they point.
+ */
+const notPublic = (host: string) => ({ ok: false as const, reason: `the host ${host} does not resolve to a public address` });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, randomLoopbackIp, type TestApp } from '../helpers/app.js';
+import { sharedReadiness, type Readiness } from '../../api/readiness.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -29,5 +30,30 @@ describe('health probes live outside /api/v1 and need no key', () => {
 
   it('probes are not under /api/v1', async () => {
     expect((await t.request({ method: 'GET', url: '/api/v1/healthz' })).statusCode).toBe(404);
+  });
+});
+
+describe('/readyz is anonymous, so a flood of it is bounded', () => {
+  it('probes arriving together share one look at PostgreSQL and Temporal; a new look only after the ttl', async () => {
+    let looks = 0;
+    let open: (r: Readiness) => void = () => {};
+    const probe = sharedReadiness(() => (looks++, new Promise<Readiness>((r) => (open = r))), 200);
+    const waiting = Array.from({ length: 100 }, () => probe());
+    open({ database: true, temporal: false });
+    expect(await Promise.all(waiting)).toEqual(Array(100).fill({ database: true, temporal: false }));
+    expect(looks).toBe(1);
+    await probe();
+    expect(looks).toBe(1);
+    await new Promise((r) => setTimeout(r, 250));
+    const next = probe();
+    open({ database: true, temporal: true });
+    expect(await next).toEqual({ database: true, temporal: true });
+    expect(looks).toBe(2);
+  });
+
+  it('200 probes at once from one client all answer 200', async () => {
+    const ip = randomLoopbackIp();
+    const all = await Promise.all(Array.from({ length: 200 }, () => t.app.inject({ method: 'GET', url: '/readyz', remoteAddress: ip })));
+    expect(all.map((r) => r.statusCode)).toEqual(Array(200).fill(200));
   });
 });

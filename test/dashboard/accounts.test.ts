@@ -91,6 +91,21 @@ describe('sign up, sign in, sign out', () => {
     }
   });
 
+  it("over https the anonymous visitor's pre-session cookie is __Host- prefixed and Secure too, and binds the form", async () => {
+    const https = await createTestApp({ PUBLIC_URL: 'https://dashboard.example' });
+    try {
+      const c = new PageClient(https);
+      const form = await c.get('/dashboard/sign-up');
+      const pre = [form.headers['set-cookie']].flat().find((v) => v!.startsWith('__Host-sc_pre='));
+      expect(pre).toMatch(/^__Host-sc_pre=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Secure$/);
+      expect([form.headers['set-cookie']].flat().some((v) => v!.startsWith('sc_pre='))).toBe(false);
+      const res = await c.post('/dashboard/sign-up', { email: newEmail(), password: PASSWORD }, { from: '/dashboard/sign-up' });
+      expect(res.statusCode).toBe(303);
+    } finally {
+      await https.close();
+    }
+  });
+
   it('signing out ends the session on the server: the same cookie no longer works', async () => {
     const c = new PageClient(t);
     const email = await c.signUp();

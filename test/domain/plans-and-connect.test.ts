@@ -1,7 +1,7 @@
 // Pure rules of issue 16: the plan in force, the catalogue of a tracking_only store, the shipping status
 // in words, and where a failed connect request may send the browser back.
 import { describe, expect, it } from 'vitest';
-import { connectReturnUrl, parseConnectRequest } from '../../domain/connect-request.js';
+import { connectReturnUrl, isShopsOwnReturn, parseConnectRequest } from '../../domain/connect-request.js';
 import { effectivePlan, showsTrackingBadge } from '../../domain/plan.js';
 import { sellsCatalogue } from '../../domain/store-mode.js';
 import { shippingStatusText } from '../../domain/tracking-progress.js';
@@ -68,5 +68,31 @@ describe('a failed connect request goes back only to a return_url proven the sho
     expect(connectReturnUrl({ returnUrl: 'https://shop.example/admin', state: null }, { error: 'invalid_request' })).toBe(
       'https://shop.example/admin?svc_error=invalid_request',
     );
+  });
+});
+
+describe('the connect code only travels to the shop’s own address', () => {
+  const own = (site: string, back: string) => isShopsOwnReturn(new URL(site), new URL(back));
+
+  it('same scheme, host and port pass; an upgrade from http to https on default ports passes', () => {
+    expect(own('https://shop.example/', 'https://SHOP.example./wp-admin')).toBe(true);
+    expect(own('http://shop.example:8080/', 'http://shop.example:8080/admin')).toBe(true);
+    expect(own('http://shop.example/', 'https://shop.example/admin')).toBe(true);
+  });
+
+  it('a downgrade to http, another port, or another host is refused', () => {
+    expect(own('https://shop.example/', 'http://shop.example/admin')).toBe(false);
+    expect(own('https://shop.example/', 'https://shop.example:8443/admin')).toBe(false);
+    expect(own('http://shop.example:8080/', 'http://shop.example:9090/admin')).toBe(false);
+    expect(own('http://shop.example:8080/', 'https://shop.example/admin')).toBe(false);
+    expect(own('https://shop.example/', 'https://other.example/admin')).toBe(false);
+  });
+
+  it('the connect page refuses such a return_url, naming the rule', () => {
+    const parsed = parseConnectRequest(
+      'platform_a',
+      (n) => ({ site_url: 'https://shop.example/', return_url: 'http://shop.example/admin', state: 's' })[n as 'state'],
+    );
+    expect(parsed).toMatchObject({ ok: false, problems: [expect.stringMatching(/https when site_url is https/)] });
   });
 });

@@ -137,6 +137,21 @@ describe('mobile push of new orders (Web Push: VAPID, aes128gcm)', () => {
   });
 });
 
+describe('a device belongs to an owner of the store', () => {
+  it('an owner who stops being a member of the store gets no more of its orders on their devices', async () => {
+    const o = await ownerWithStore();
+    const endpoint = service.endpoint(`member-${o.storeId}`);
+    expect((await subscribe(o, endpoint)).res.statusCode).toBe(201);
+    // No page removes a member yet: an operator does it in the database, and the device goes with it.
+    await t.orm.em.fork().execute(`delete from owner_stores where store_id = ?`, [o.storeId]);
+    expect(await t.orm.em.fork().execute(`select 1 from push_subscriptions where store_id = ?`, [o.storeId])).toHaveLength(0);
+    const id = (await o.orders.post(orderBody())).json().order.id as string;
+    await sleep(2500);
+    expect(service.received.filter((r) => r.path === new URL(endpoint).pathname)).toHaveLength(0);
+    expect(await outboxFor(`order-push/${id}`)).toHaveLength(0);
+  });
+});
+
 describe('subscriptions follow the outbound-address rules of webhooks', () => {
   it('refuses endpoints that are private, not https or malformed, and keys that are not a P-256 point', async () => {
     const o = await ownerWithStore();

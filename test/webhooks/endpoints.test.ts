@@ -1,6 +1,7 @@
 // POST/GET /webhooks and DELETE /webhooks/{id}. Endpoints with public (.example) names are registered
 // here but no order is ever written in their stores, so nothing is sent to them (not even a DNS query).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../config/env.js';
 import { openSecret } from '../../domain/secret-box.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/app.js';
 import { addKey, createTestStore } from '../helpers/store.js';
@@ -99,6 +100,30 @@ describe('POST /webhooks: url must be a public https address', () => {
     const res = await post(s, { url: `https://${host}/hook` });
     expect(errorOf(res)).toEqual([400, 'invalid_request', 'url']);
     expect(res.json().error.message).toMatch(host);
+    // One answer for all of them, never the address a name resolved to (no DNS oracle for internal names).
+    expect(res.json().error.message).toMatch(/does not resolve to a public address/);
+    expect(res.json().error.message).not.toMatch(/\d+\.\d+\.\d+\.\d+|[0-9a-f]*::/);
+  });
+
+  it('a public https URL on another port than 443 → 400 param url, naming the port', async () => {
+    const s = await webhookStore();
+    const res = await post(s, { url: 'https://hooks.public.example:8443/a' }, prod);
+    expect(errorOf(res)).toEqual([400, 'invalid_request', 'url']);
+    expect(res.json().error.message).toMatch(/port 443/);
+  });
+
+  it('OUTBOUND_EXTRA_PORTS lets the operator allow another port, and only that one', async () => {
+    const extra = await createTestApp({ ALLOW_LOOPBACK_TARGETS: 'false', OUTBOUND_EXTRA_PORTS: '8443, 9443' });
+    try {
+      const s = await webhookStore();
+      expect((await post(s, { url: 'https://hooks.public.example:8443/a' }, extra)).statusCode).toBe(201);
+      expect(errorOf(await post(s, { url: 'https://hooks.public.example:8444/a' }, extra))).toEqual([400, 'invalid_request', 'url']);
+    } finally {
+      await extra.close();
+    }
+    expect(() => loadConfig({ OUTBOUND_EXTRA_PORTS: '443,ssh' })).toThrow(
+      /OUTBOUND_EXTRA_PORTS: must be comma-separated port numbers \(not: ssh\)/,
+    );
   });
 
   it('a missing or non-string url → 400 param url', async () => {
@@ -110,7 +135,7 @@ describe('POST /webhooks: url must be a public https address', () => {
 
   it('public https names are accepted, over IPv4 or IPv6, in production too', async () => {
     const s = await webhookStore();
-    for (const url of ['https://hooks.public.example/a', 'https://v6.public.example:8443/b?x=1']) {
+    for (const url of ['https://hooks.public.example/a', 'https://v6.public.example/b?x=1']) {
       const res = await post(s, { url }, prod);
       expect(res.statusCode, res.body).toBe(201);
       expect(res.json().url).toBe(url);

@@ -13,6 +13,7 @@ import { html } from '../html.js';
 import { formOf } from './guard.js';
 import { sendStorePage, storePath } from './layout.js';
 import { csrfField } from './session.js';
+import { targetPolicy } from '../../config/env.js';
 
 type Params = { Params: { storeId: string }; Querystring: { done?: string } };
 
@@ -83,7 +84,7 @@ export async function notificationPages(app: FastifyInstance) {
           templateLanguage: text('template_language'),
           shippedTemplateName: text('shipped_template_name'),
         },
-        { secretsKey: app.config.secretsKey!, policy: { allowLoopback: app.config.allowLoopbackTargets }, resolve: app.resolve },
+        { secretsKey: app.config.secretsKey!, policy: targetPolicy(app.config), resolve: app.resolve },
       );
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;

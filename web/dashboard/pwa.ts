@@ -5,6 +5,7 @@ import { PAGE_HEADERS } from '../html.js';
 import { dashboardIconPng } from '../pwa-icons.js';
 import { formOf } from './guard.js';
 import { SERVICE_WORKER } from './pwa-scripts.js';
+import { targetPolicy } from '../../config/env.js';
 
 type Params = { Params: { storeId: string } };
 
@@ -65,7 +66,7 @@ export async function pwaPages(app: FastifyInstance) {
           p256dh: form.get('p256dh') ?? '',
           auth: form.get('auth') ?? '',
         },
-        { policy: { allowLoopback: app.config.allowLoopbackTargets }, resolve: app.resolve },
+        { policy: targetPolicy(app.config), resolve: app.resolve },
       );
       return reply.status(201).headers(SECURITY_HEADERS).type('text/plain; charset=utf-8').send('subscribed');
     } catch (err) {

@@ -33,7 +33,8 @@ export function dashboardKeys(request: FastifyRequest) {
 const isHttps = (request: FastifyRequest) => request.server.config.publicUrl.startsWith('https:');
 // On https the __Host- prefix makes browsers refuse the cookie unless it is Secure, host-only and Path=/.
 const sessionCookieName = (request: FastifyRequest) => (isHttps(request) ? '__Host-sc_session' : 'sc_session');
-const PRE_COOKIE = 'sc_pre';
+// The pre-session cookie binds an anonymous visitor's form tokens: prefixed too, so no sibling host can plant one.
+const preCookieName = (request: FastifyRequest) => (isHttps(request) ? '__Host-sc_pre' : 'sc_pre');
 
 /** The signed-in owner's live session, or null (no cookie, a forged one, or an expired session). */
 export async function loadSession(request: FastifyRequest): Promise<OwnerSession | null> {
@@ -69,7 +70,7 @@ export const clearSessionCookie = (request: FastifyRequest, reply: FastifyReply)
 /** What a form token is bound to: the session when signed in, else the visitor's pre-session cookie. */
 export function csrfBinding(request: FastifyRequest, kind: 'session' | 'pre'): string | null {
   if (kind === 'session') return request.ownerSession ? `session:${request.ownerSession.id}` : null;
-  const pre = request.dashboardPre ?? readCookies(request).get(PRE_COOKIE);
+  const pre = request.dashboardPre ?? readCookies(request).get(preCookieName(request));
   return pre && /^[A-Za-z0-9_-]{43}$/.test(pre) ? `pre:${pre}` : null;
 }
 
@@ -78,7 +79,7 @@ export function csrfField(request: FastifyRequest, reply: FastifyReply, kind: 's
   let binding = csrfBinding(request, kind);
   if (!binding && kind === 'pre') {
     request.dashboardPre = randomBytes(32).toString('base64url');
-    setCookie(reply, PRE_COOKIE, request.dashboardPre, { secure: isHttps(request) });
+    setCookie(reply, preCookieName(request), request.dashboardPre, { secure: isHttps(request) });
     binding = `pre:${request.dashboardPre}`;
   }
   if (!binding) throw new Error('a session form was rendered without a session');

@@ -9,6 +9,7 @@ import { formOf } from './guard.js';
 import { sendStorePage, storePath } from './layout.js';
 import { secretField, sendMessage, when } from './render.js';
 import { csrfField } from './session.js';
+import { targetPolicy } from '../../config/env.js';
 
 type Params = { Params: { storeId: string; endpointId: string; deliveryId: string }; Querystring: { done?: string } };
 const SHOWN_PER_ENDPOINT = 10;
@@ -79,7 +80,7 @@ export async function webhookPages(app: FastifyInstance) {
         url,
         events,
         secretsKey: app.config.secretsKey!,
-        policy: { allowLoopback: app.config.allowLoopbackTargets },
+        policy: targetPolicy(app.config),
         resolve: app.resolve,
       });
       return webhooksPage(request, reply, { created: { url: created.url, secret: created.secret } });
