@@ -9,7 +9,10 @@ import { InMemoryShop } from '../../examples/plugin/shop.js';
 import { startBrokenPlugin, type Mistakes } from './broken-plugin.js';
 
 const SECRET = 'whsec_conformance_test_secret';
-const BIN = fileURLToPath(new URL('../../node_modules/.bin/store-commerce-conformance', import.meta.url));
+// The command from its sources through tsx (the repository's tsconfig maps the SDK to its sources too);
+// test/plugin-kit/packaging.test.ts runs the built one from the installed tarball.
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = ['--import', 'tsx', `${ROOT}plugin-kit/src/conformance/bin.ts`];
 const NOT_CHECKABLE = ['push.constant-time', 'pull.every-15-minutes', 'heartbeat', 'no-echo'];
 const CONNECT_RULES = [
   'connect.url',
@@ -165,7 +168,7 @@ describe('a broken plugin fails exactly the rules it breaks', () => {
 
 describe('the store-commerce-conformance command', () => {
   const run = (args: string[]) =>
-    promisify(execFile)(process.execPath, [BIN, ...args], { timeout: 60_000 }).then(
+    promisify(execFile)(process.execPath, [...BIN, ...args], { timeout: 60_000, cwd: ROOT }).then(
       (r) => ({ code: 0, stdout: r.stdout }),
       (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }),
     );
