@@ -3,7 +3,15 @@
 export * from './protocol.js';
 export { pushSignature, signPush } from './signature.js';
 export { verifyPushedUpdates, WebhookVerificationError, type PushedUpdates } from '@store-commerce/sdk';
-export { ConnectStates, connectUrl, readConnectReturn, type ConnectReturn, type ConnectUrlInput } from './connect.js';
+export {
+  ConnectStates,
+  PendingConnects,
+  connectUrl,
+  readConnectReturn,
+  type ConnectedStore,
+  type ConnectReturn,
+  type ConnectUrlInput,
+} from './connect.js';
 export { ServiceClient, type Answer, type ExchangeResult, type Heartbeat } from './client.js';
 export { applyUpdates, type AppliedLedger, type ApplyOne } from './apply.js';
 export { handlePush, pushListener, readRawBody, type PushReceiverOptions, type PushReply } from './push.js';

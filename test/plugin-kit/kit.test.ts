@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   applyUpdates,
   ConnectStates,
+  PendingConnects,
   connectUrl,
   handlePush,
   pushSignature,
@@ -71,31 +72,61 @@ describe('connect states and the connect URL', () => {
   it('a state is random, usable once, and refused after 15 minutes', () => {
     let now = 0;
     const states = new ConnectStates(undefined, () => now);
-    const a = states.issue();
-    const b = states.issue();
+    const a = states.issue('admin-1');
+    const b = states.issue('admin-1');
     expect(a).toMatch(/^[0-9a-f]{32}$/);
     expect(a).not.toBe(b);
-    expect(states.consume(a)).toBe(true);
-    expect(states.consume(a)).toBe(false);
+    expect(states.consume(a, 'admin-1')).toBe(true);
+    expect(states.consume(a, 'admin-1')).toBe(false);
     now = 15 * 60 * 1000 + 1;
-    expect(states.consume(b)).toBe(false);
-    expect(states.consume('')).toBe(false);
-    expect(states.consume(null)).toBe(false);
+    expect(states.consume(b, 'admin-1')).toBe(false);
+    expect(states.consume('', 'admin-1')).toBe(false);
+    expect(states.consume(null, 'admin-1')).toBe(false);
   });
 
   it('a return hands out the code only with a state of ours; a failure carries svc_error', () => {
     const states = new ConnectStates();
-    const state = states.issue();
-    expect(readConnectReturn(new URLSearchParams({ svc_code: 'c', state: 'forged' }), states)).toEqual({
+    const state = states.issue('admin-1');
+    expect(readConnectReturn(new URLSearchParams({ svc_code: 'c', state: 'forged' }), states, 'admin-1')).toEqual({
       ok: false,
       error: 'unknown or expired state',
     });
-    expect(readConnectReturn(new URLSearchParams({ svc_code: 'c', state }), states)).toEqual({ ok: true, code: 'c' });
-    const other = states.issue();
-    expect(readConnectReturn(new URLSearchParams({ svc_error: 'access_denied', state: other }), states)).toEqual({
+    expect(readConnectReturn(new URLSearchParams({ svc_code: 'c', state }), states, 'admin-1')).toEqual({ ok: true, code: 'c' });
+    const other = states.issue('admin-1');
+    expect(readConnectReturn(new URLSearchParams({ svc_error: 'access_denied', state: other }), states, 'admin-1')).toEqual({
       ok: false,
       error: 'access_denied',
     });
+  });
+
+  it('a state is bound to the admin session it was issued to: another session, or none, is refused (and uses it up)', () => {
+    const states = new ConnectStates();
+    const state = states.issue('admin-1');
+    expect(readConnectReturn(new URLSearchParams({ svc_code: 'c', state }), states, 'attacker-session')).toEqual({
+      ok: false,
+      error: 'unknown or expired state',
+    });
+    expect(readConnectReturn(new URLSearchParams({ svc_code: 'c', state }), states, 'admin-1')).toMatchObject({ ok: false });
+    const other = states.issue('admin-1');
+    expect(states.consume(other, undefined)).toBe(false);
+    expect(() => states.issue('')).toThrow(/admin session/);
+  });
+
+  it('a pending connect replaces nothing until the same session confirms the exact store name, once', () => {
+    let now = 0;
+    const pending = new PendingConnects<{ store: { id: string; name: string }; key: string }>(undefined, () => now);
+    const result = { store: { id: 's2', name: 'Other Store' }, key: 'k2' };
+    const token = pending.hold('admin-1', result);
+    expect(pending.confirm(token, 'admin-2', 'Other Store')).toMatchObject({ ok: false });
+    const again = pending.hold('admin-1', result);
+    expect(pending.confirm(again, 'admin-1', 'Other')).toEqual({ ok: false, error: "the store's name was not confirmed" });
+    expect(pending.confirm(again, 'admin-1', 'Other Store')).toMatchObject({ ok: false }); // used up by the wrong name
+    const third = pending.hold('admin-1', result);
+    expect(pending.confirm(third, 'admin-1', ' Other Store ')).toEqual({ ok: true, result });
+    expect(pending.confirm(third, 'admin-1', 'Other Store')).toMatchObject({ ok: false });
+    const late = pending.hold('admin-1', result);
+    now = 15 * 60 * 1000 + 1;
+    expect(pending.confirm(late, 'admin-1', 'Other Store')).toMatchObject({ ok: false });
   });
 
   it('the connect URL carries the six query parameters and refuses a return_url on another host', () => {
