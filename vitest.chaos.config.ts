@@ -1,8 +1,10 @@
 import { defineConfig } from 'vitest/config';
+import { PACKAGE_SOURCES } from './test/helpers/package-sources.js';
 
 // The slow part of the reliability battery (`npm run test:chaos`): each file stops and restarts a
 // backing service of its own, so files run one at a time.
 export default defineConfig({
+  resolve: { alias: PACKAGE_SOURCES },
   test: {
     include: ['test/chaos/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],

@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { PACKAGE_SOURCES } from './test/helpers/package-sources.js';
 
 /** Pure rules and the plugin kit (loopback only): no database, no Temporal, no setup; they run in milliseconds. */
 const UNIT = ['test/domain/**/*.test.ts', 'test/plugin-kit/**/*.test.ts'];
@@ -9,6 +10,7 @@ const BROWSER = ['test/**/browser*.test.ts'];
 // The integration and browser projects share one PostgreSQL database, Temporal dev server and worker
 // (test/global-setup.ts starts them once per run, whichever project asks first).
 export default defineConfig({
+  resolve: { alias: PACKAGE_SOURCES },
   test: {
     pool: 'forks',
     maxWorkers: 2,

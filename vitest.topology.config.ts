@@ -1,8 +1,10 @@
 import { defineConfig } from 'vitest/config';
+import { PACKAGE_SOURCES } from './test/helpers/package-sources.js';
 
 // The production topology (`npm run test:topology`, after `npm run build`): two `start:api` and two
 // `start:worker` processes from dist/ on one PostgreSQL and one Temporal, behind a loopback proxy.
 export default defineConfig({
+  resolve: { alias: PACKAGE_SOURCES },
   test: {
     include: ['test/topology/**/*.test.ts'],
     globalSetup: ['test/topology/setup.ts'],

@@ -1,17 +1,27 @@
 import type { ResolvedConfig } from '../config/env.js';
 import { targetPolicy } from '../config/env.js';
+import type { WebhookDelivery as WebhookDeliverySchema } from '../contract/schemas/webhooks.js';
+import type { z } from '../contract/zod.js';
 import type { DeliveryOutcome, WorkerMetrics } from '../config/metrics.js';
 import { serviceSignature, standardWebhookSignature } from '../domain/webhook-signature.js';
 import { postOnce, USER_AGENT, type OutboundAgents, type OutboundResult } from '../services/outbound/send.js';
 import type { Resolver } from '../services/outbound/target.js';
 import type { ClaimedDelivery } from '../services/webhooks/lane.js';
 
+type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
+
 /**
  * The webhook body of an event, as the bytes sent: its order snapshot (JSON text from the database) is
  * put in as it is, never re-parsed, and encoded once; both signatures and the POST use these bytes.
  */
 export function webhookBody(event: { eventId: string; eventType: string; eventCreatedAt: Date }, payload: string): Buffer {
-  const head = JSON.stringify({ id: event.eventId, type: event.eventType, created_at: new Date(event.eventCreatedAt).toISOString() });
+  // The document's WebhookDelivery (contract/schemas/webhooks.ts) is this body's shape: the head here, data.order below.
+  const fields: Omit<WebhookDelivery, 'data'> = {
+    id: event.eventId,
+    type: event.eventType as WebhookDelivery['type'],
+    created_at: new Date(event.eventCreatedAt).toISOString(),
+  };
+  const head = JSON.stringify(fields);
   const open = `${head.slice(0, -1)},"data":{"order":`;
   const close = '}}';
   const body = Buffer.allocUnsafe(Buffer.byteLength(open) + Buffer.byteLength(payload) + close.length);

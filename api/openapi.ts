@@ -1,5 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { ErrorBody } from '../contract/schemas/common.js';
+import { UpdateAck, UpdateList } from '../contract/schemas/connections.js';
+import { WebhookDelivery } from '../contract/schemas/webhooks.js';
 import type { Access } from './access.js';
 import { ERROR_STATUS, type ErrorCode } from '../contract/errors.js';
 
@@ -68,7 +70,40 @@ export function createOpenApiRegistry() {
     name: 'X-Api-Key',
     description: 'The same key in the X-Api-Key header. A key in the URL is refused.',
   });
+  registerOutboundBodies(registry);
   return { registry, security: [{ [bearer.name]: [] }, { [header.name]: [] }] };
+}
+
+/** What the service sends (the document's `webhooks`): a webhook delivery, and a push of updates to a plugin. */
+function registerOutboundBodies(registry: OpenAPIRegistry) {
+  registry.registerWebhook({
+    method: 'post',
+    path: 'order-event',
+    operationId: 'orderEvent',
+    tags: ['Webhooks'],
+    summary: 'A webhook delivery: one order event POSTed to each endpoint subscribed to its type',
+    description:
+      'Signed with the Standard Webhooks headers (webhook-id = the event id, webhook-timestamp, webhook-signature = v1,' +
+      'base64 HMAC-SHA256 of `id.timestamp.body` keyed with the base64 part of the endpoint secret) and ' +
+      'X-Service-Signature (`sha256=` + hex HMAC-SHA256 of the body alone, keyed with the whole secret text: ' +
+      'no timestamp, so prefer the Standard Webhooks headers). Also X-Service-Event and X-Service-Delivery. ' +
+      'One attempt per event; answer 2xx within the timeout.',
+    request: { body: { required: true, content: { 'application/json': { schema: WebhookDelivery } } } },
+    responses: { 200: { description: 'Any 2xx answer counts as delivered.' } },
+  });
+  registry.registerWebhook({
+    method: 'post',
+    path: 'connection-updates',
+    operationId: 'connectionUpdates',
+    tags: ['Connection'],
+    summary: "A push of waiting updates to a connected plugin's push_url",
+    description:
+      'Signed with X-Service-Timestamp (unix seconds; refuse it more than 5 minutes from your clock) and ' +
+      'X-Service-Signature = `sha256=` + hex HMAC-SHA256 of `timestamp + "." + body`, keyed with the connection\'s ' +
+      'webhook_secret. Answer 200 with {applied: [ids], failed: [{id, error}]}; anything else leaves the updates waiting.',
+    request: { body: { required: true, content: { 'application/json': { schema: UpdateList } } } },
+    responses: { 200: { description: 'The updates applied and failed', content: { 'application/json': { schema: UpdateAck } } } },
+  });
 }
 export type OpenApi = ReturnType<typeof createOpenApiRegistry>;
 

@@ -19,7 +19,7 @@ export const corsPlugin = fp(async (app: FastifyInstance) => {
       .status(204)
       .header('access-control-allow-origin', origin)
       .header('access-control-allow-methods', 'GET, POST, OPTIONS')
-      .header('access-control-allow-headers', 'Authorization, X-Api-Key, Content-Type')
+      .header('access-control-allow-headers', 'Authorization, X-Api-Key, Content-Type, X-Store-Commerce-Client')
       .header('access-control-max-age', '600')
       .header('vary', 'Origin')
       .send();

@@ -1,5 +1,6 @@
 import { ORDER_EVENT_TYPES } from '../../domain/order-events.js';
 import { z } from '../zod.js';
+import { Order } from './orders.js';
 
 export const WebhookEvent = z.enum([...ORDER_EVENT_TYPES, '*']).openapi('WebhookEvent');
 
@@ -41,3 +42,19 @@ export const WebhookEndpoint = z
 export const WebhookList = z.object({ data: z.array(WebhookEndpoint) }).openapi('WebhookList');
 export const WebhookIdParams = z.object({ id: z.string().openapi({ param: { description: 'The uuid of the endpoint.' } }) });
 export const WebhookDeleted = z.object({ id: z.uuid(), deleted: z.literal(true) }).openapi('WebhookDeleted');
+
+/** The type of an event a delivery carries (an endpoint's list may also hold '*', never a delivery). */
+export const WebhookEventType = z.enum(ORDER_EVENT_TYPES).openapi('WebhookEventType');
+
+/**
+ * The body of every webhook delivery (activities/webhook-send.ts writes these bytes): the event's id (also sent as
+ * webhook-id), its type, when it happened, and the order as GET /orders/{id} showed it at that moment.
+ */
+export const WebhookDelivery = z
+  .object({
+    id: z.uuid().openapi({ description: 'The event id, also sent as webhook-id: the same when a delivery is sent again.' }),
+    type: WebhookEventType,
+    created_at: z.string().openapi({ format: 'date-time', description: 'When the event happened (ISO 8601 UTC).' }),
+    data: z.object({ order: Order }),
+  })
+  .openapi('WebhookDelivery');

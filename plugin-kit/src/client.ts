@@ -1,73 +1,82 @@
-import type { ApplyReport, Update } from './protocol.js';
+import { createStoreCommerceClient, type components, type StoreCommerceClient, type TransportOptions } from '@store-commerce/sdk';
+import type { ApplyReport } from './protocol.js';
 
-export interface Heartbeat {
-  plugin_version: string;
-  platform_version: string;
-  site_url: string;
-  /** null when the shop cannot be reached from outside: the plugin then relies on pulling. */
-  push_url: string | null;
-  shop_name?: string;
-  currency?: string;
+type Schemas = components['schemas'];
+export type Heartbeat = Schemas['ConnectionHeartbeat'];
+export type ExchangeResult = Schemas['ConnectExchangeResult'];
+
+/** An answer as the plugin needs it: the status, and the body (the error envelope on a failure, null when none). */
+export interface Answer<T> {
+  status: number;
+  body: T;
 }
 
-export interface ExchangeResult {
-  api_key: string;
-  webhook_secret: string;
-  connection_id: string;
-  store: { id: string; name: string };
-}
-
-/** The service's HTTP API as a plugin uses it, server to server, from the shop's backend. */
+/**
+ * The service's HTTP API as a plugin uses it, server to server, from the shop's backend: the SDK's client
+ * (its timeout, retries of idempotent calls, Retry-After and client header) with the answers kept as
+ * {status, body}, since a plugin acts on statuses (a 409 on the heartbeat means pause).
+ */
 export class ServiceClient {
+  private sdk: StoreCommerceClient;
+
   /** @param apiBase the service's API base, `{PUBLIC_URL}/api/v1` */
   constructor(
     readonly apiBase: string,
     private apiKey?: string,
-  ) {}
+    private readonly transport: Omit<TransportOptions, 'baseUrl' | 'apiKey'> = {},
+  ) {
+    this.sdk = this.client();
+  }
+
+  private client() {
+    return createStoreCommerceClient({ ...this.transport, baseUrl: this.apiBase, apiKey: this.apiKey });
+  }
 
   setKey(apiKey: string) {
     this.apiKey = apiKey;
+    this.sdk = this.client();
   }
 
-  private async call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-    const response = await fetch(`${this.apiBase}${path}`, {
-      method,
-      headers: {
-        ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}),
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      redirect: 'manual',
-    });
-    return { status: response.status, body: (await response.json().catch(() => null)) as T };
+  /** The SDK client with the current key, for anything beyond the protocol's calls. */
+  get api(): StoreCommerceClient {
+    return this.sdk;
+  }
+
+  private async answer<T>(pending: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<Answer<T>> {
+    const { data, error, response } = await pending;
+    return { status: response.status, body: (data ?? error ?? null) as T };
   }
 
   /** Step 4: the svc_code for a connection key and the push signing secret (any failure is a 400). */
   exchange(code: string, siteUrl: string) {
-    return this.call<ExchangeResult>('POST', '/connect/exchange', { code, site_url: siteUrl });
+    return this.answer<ExchangeResult>(this.sdk.raw.POST('/connect/exchange', { body: { code, site_url: siteUrl } }));
   }
 
   /** Step 5, and then regularly; a 409 means the shop's host is not the connected one: pause until reconnected. */
   heartbeat(beat: Heartbeat) {
-    return this.call<{ connection: { id: string; status: string }; error?: { code: string } }>('PUT', '/connection', beat);
+    return this.answer<{ connection: { id: string; status: string }; error?: { code: string } }>(
+      this.sdk.raw.PUT('/connection', { body: beat }),
+    );
   }
 
   /** Mirrors one order of the shop into the service (safe to retry: the external_id decides). */
   sendOrder(order: Record<string, unknown>) {
-    return this.call<{ order: { id: string } | null; action: string }>('POST', '/orders', order);
+    return this.answer<{ order: { id: string } | null; action: string }>(
+      this.sdk.raw.POST('/orders', { body: order as unknown as Schemas['OrderInput'] }),
+    );
   }
 
   /** Waiting updates, oldest first. */
   pullUpdates(limit = 50) {
-    return this.call<{ updates: Update[] }>('GET', `/connection/updates?limit=${limit}`);
+    return this.answer<Schemas['UpdateList']>(this.sdk.raw.GET('/connection/updates', { params: { query: { limit } } }));
   }
 
   /** Acknowledges pulled updates; acknowledged ones are never sent again. */
   ack(applied: ApplyReport['applied'], failed: ApplyReport['failed']) {
-    return this.call<{ acknowledged: number }>('POST', '/connection/updates/ack', { applied, failed });
+    return this.answer<{ acknowledged: number }>(this.sdk.raw.POST('/connection/updates/ack', { body: { applied, failed } }));
   }
 
   disconnect() {
-    return this.call<{ ok: true }>('POST', '/connect/disconnect');
+    return this.answer<{ ok: true }>(this.sdk.raw.POST('/connect/disconnect'));
   }
 }

@@ -14,23 +14,8 @@ export const SIGNATURE_HEADER = 'x-service-signature';
 
 export type Platform = 'platform_a' | 'platform_b';
 
-/** An update going back to the shop: shipping status and tracking of one order the shop copied in. */
-export interface Update {
-  id: string;
-  order_id: string;
-  external_id: string;
-  number: string | null;
-  status: 'shipped' | 'out_for_delivery' | 'completed' | null;
-  tracking: { number: string | null; courier: string | null; url: string | null };
-  tracking_page_url: string;
-  comment: string | null;
-  updated_at: string;
-}
-
-/** The body of a push: {updates: [...]}. */
-export interface PushBody {
-  updates: Update[];
-}
+/** An update going back to the shop, and the body of a push: the SDK's types, from the service's OpenAPI document. */
+export type { Update, PushedUpdates as PushBody } from '@store-commerce/sdk';
 
 /** What a plugin answers to a push, and what it acknowledges after a pull. */
 export interface ApplyReport {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ApplyReport, IncomingHeaders } from './protocol.js';
-import { verifyPush } from './signature.js';
+import { verifyPushedUpdates, WebhookVerificationError } from '@store-commerce/sdk';
+import { TIMESTAMP_TOLERANCE_SECONDS, type ApplyReport, type IncomingHeaders } from './protocol.js';
 
 export interface PushReceiverOptions {
   /** The webhook_secret from the exchange (or pasted by the owner); undefined while not connected. */
@@ -19,14 +19,19 @@ export type PushReply = { status: number; body: ApplyReport | { error: string } 
 export async function handlePush(headers: IncomingHeaders, rawBody: string, opts: PushReceiverOptions): Promise<PushReply> {
   const secret = opts.secret();
   if (!secret) return { status: 401, body: { error: 'not connected' } };
-  const nowSeconds = Math.floor((opts.now?.() ?? Date.now()) / 1000);
-  const check = verifyPush(headers, rawBody, secret, nowSeconds);
-  if (!check.ok) return { status: 401, body: { error: check.reason } };
   let body: unknown;
   try {
-    body = JSON.parse(rawBody);
-  } catch {
-    return { status: 400, body: { error: 'body is not JSON' } };
+    // The SDK's check: X-Service-Timestamp within 5 minutes, X-Service-Signature compared in constant time.
+    body = await verifyPushedUpdates({
+      secret,
+      rawBody,
+      headers,
+      toleranceSeconds: TIMESTAMP_TOLERANCE_SECONDS,
+      ...(opts.now ? { now: opts.now() } : {}),
+    });
+  } catch (err) {
+    if (!(err instanceof WebhookVerificationError)) throw err;
+    return { status: err.kind === 'body' ? 400 : 401, body: { error: err.message } };
   }
   const updates = (body as { updates?: unknown } | null)?.updates;
   if (!Array.isArray(updates)) return { status: 400, body: { error: 'body is not {updates: [...]}' } };

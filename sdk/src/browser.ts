@@ -1,8 +1,9 @@
 // `@store-commerce/sdk/browser`: what browser code may do with a publishable key. No Node module is imported here.
-import { call, createTransport, type TransportOptions } from './core.js';
+import { call, createTransport, type CallOptions, type TransportOptions } from './core.js';
 import { catalogue } from './catalogue.js';
 
-export { StoreCommerceError, type ErrorCode } from './errors.js';
+export { StoreCommerceError, StoreCommerceConnectionError, type ErrorCode } from './errors.js';
+export type { CallOptions } from './core.js';
 export type { RetryOptions } from './retry.js';
 export type { Page, PagedList } from './pagination.js';
 export type { components, paths } from './schema.js';
@@ -13,6 +14,6 @@ export type { components, paths } from './schema.js';
  */
 export function createBrowserClient(options: Omit<TransportOptions, 'apiKey'> & { publishableKey: string }) {
   const raw = createTransport({ ...options, apiKey: options.publishableKey });
-  return { raw, me: () => call(raw.GET('/me')), ...catalogue(raw) };
+  return { raw, me: (o: CallOptions = {}) => call(raw.GET('/me', { ...o })), ...catalogue(raw) };
 }
 export type BrowserClient = ReturnType<typeof createBrowserClient>;

@@ -5,8 +5,8 @@ export type ErrorCode = components['schemas']['Error']['error']['code'];
 
 /** An error answer of the API: {error: {code, message, param?, request_id}} with its HTTP status. */
 export class StoreCommerceError extends Error {
-  override readonly name = 'StoreCommerceError';
-  /** HTTP status of the answer (0 when no answer arrived and the body could not be read). */
+  override readonly name: string = 'StoreCommerceError';
+  /** HTTP status of the answer (0 when no answer arrived: StoreCommerceConnectionError). */
   readonly status: number;
   /** One of the spec's fixed codes (invalid_request, unauthorized, …, unavailable). */
   readonly code: ErrorCode;
@@ -31,6 +31,26 @@ export class StoreCommerceError extends Error {
     this.param = init.param;
     this.request_id = init.request_id;
     this.retryAfter = init.retryAfter;
+  }
+}
+
+/**
+ * No answer arrived: the connection failed or was reset, or the attempt took longer than the client's timeout.
+ * Idempotent calls were already retried `attempts - 1` times; others (checkout sessions, webhook endpoints,
+ * the connect exchange, PATCH) were not, since the service may have carried out the first attempt.
+ */
+export class StoreCommerceConnectionError extends StoreCommerceError {
+  override readonly name: string = 'StoreCommerceConnectionError';
+  /** True when the attempt was abandoned after the client's timeout (not the caller's own signal). */
+  readonly timedOut: boolean;
+  /** How many attempts were made. */
+  readonly attempts: number;
+
+  constructor(init: { message: string; timedOut: boolean; attempts: number; cause?: unknown }) {
+    super({ status: 0, code: 'unavailable', message: init.message, request_id: '' });
+    this.timedOut = init.timedOut;
+    this.attempts = init.attempts;
+    if (init.cause !== undefined) this.cause = init.cause;
   }
 }
 

@@ -22,17 +22,23 @@ export async function* iteratePages<T>(fetchPage: (cursor: string | undefined) =
 export interface PagedList<T> extends AsyncIterable<T> {
   /** The first page (or the page at `cursor`), as the API answers it. */
   page(cursor?: string): Promise<Page<T>>;
-  /** Every item, collected into an array (mind large stores: prefer `for await`). */
-  all(): Promise<T[]>;
+  /**
+   * The items collected into an array, at most `limit` of them (no further page is fetched once it is reached);
+   * without a limit every item of every page (mind large stores: prefer `for await`, or give a limit).
+   */
+  all(options?: { limit?: number }): Promise<T[]>;
 }
 
 /** A PagedList over one fetchPage function. */
 export function pagedList<T>(fetchPage: (cursor: string | undefined) => Promise<Page<T>>): PagedList<T> {
   return {
     page: (cursor) => fetchPage(cursor),
-    async all() {
+    async all(options = {}) {
+      const limit = options.limit ?? Infinity;
+      if (!(limit >= 0)) throw new RangeError('all({limit}): limit must be a number of items, 0 or more');
       const items: T[] = [];
-      for await (const item of iteratePages(fetchPage)) items.push(item);
+      if (limit === 0) return items;
+      for await (const item of iteratePages(fetchPage)) if (items.push(item) >= limit) break;
       return items;
     },
     [Symbol.asyncIterator]: () => iteratePages(fetchPage),

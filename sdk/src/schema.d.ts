@@ -449,9 +449,173 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "order-event": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A webhook delivery: one order event POSTed to each endpoint subscribed to its type
+         * @description Signed with the Standard Webhooks headers (webhook-id = the event id, webhook-timestamp, webhook-signature = v1,base64 HMAC-SHA256 of `id.timestamp.body` keyed with the base64 part of the endpoint secret) and X-Service-Signature (`sha256=` + hex HMAC-SHA256 of the body alone, keyed with the whole secret text: no timestamp, so prefer the Standard Webhooks headers). Also X-Service-Event and X-Service-Delivery. One attempt per event; answer 2xx within the timeout.
+         */
+        post: operations["orderEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "connection-updates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A push of waiting updates to a connected plugin's push_url
+         * @description Signed with X-Service-Timestamp (unix seconds; refuse it more than 5 minutes from your clock) and X-Service-Signature = `sha256=` + hex HMAC-SHA256 of `timestamp + "." + body`, keyed with the connection's webhook_secret. Answer 200 with {applied: [ids], failed: [{id, error}]}; anything else leaves the updates waiting.
+         */
+        post: operations["connectionUpdates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        WebhookDelivery: {
+            /**
+             * Format: uuid
+             * @description The event id, also sent as webhook-id: the same when a delivery is sent again.
+             */
+            id: string;
+            type: components["schemas"]["WebhookEventType"];
+            /**
+             * Format: date-time
+             * @description When the event happened (ISO 8601 UTC).
+             */
+            created_at: string;
+            data: {
+                order: components["schemas"]["Order"];
+            };
+        };
+        /** @enum {string} */
+        WebhookEventType: "order.created" | "order.paid" | "order.confirmed" | "order.fulfilled" | "order.shipped" | "order.out_for_delivery" | "order.completed" | "order.cancelled" | "order.updated";
+        Order: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "order";
+            order_number: string | null;
+            /** @enum {string} */
+            source: "native" | "platform_a" | "platform_b" | "api";
+            external_id: string | null;
+            external_number: string | null;
+            external_status: string | null;
+            external_url: string | null;
+            /** @enum {string} */
+            status: "pending" | "confirmed" | "shipped" | "out_for_delivery" | "completed" | "cancelled";
+            payment: {
+                method: string;
+                /** @enum {string} */
+                status: "unpaid" | "pending" | "paid" | "failed" | "refunded";
+                external_method: string | null;
+                external_method_title: string | null;
+            };
+            totals: {
+                total: number;
+                discount: number;
+                shipping: number;
+                cod_fee: number;
+            };
+            currency: string;
+            customer: {
+                name: string;
+                email: string | null;
+                phone: string | null;
+                address: string | null;
+                city: string | null;
+                state: string | null;
+                postcode: string | null;
+                country: string | null;
+            };
+            items: {
+                name: string;
+                variant: string | null;
+                quantity: number;
+                unit_price: number;
+                sku: string | null;
+                product_id: string | null;
+                external_product_id: string | null;
+                image_url: string | null;
+            }[];
+            tracking: {
+                number: string | null;
+                courier: string | null;
+                url: string | null;
+                /** @description The shipping status in words once the order ships (Shipped, Out for delivery, Delivered); null before it ships and when cancelled. */
+                status_text: string | null;
+                /** Format: uri */
+                page_url: string;
+            };
+            note: string | null;
+            /** @description Only cash-on-delivery orders are flagged; flag codes are listed in docs/orders.md. */
+            risk: {
+                /** @enum {string} */
+                level: "medium" | "high";
+                flags: {
+                    code: string;
+                    label: string;
+                }[];
+            } | null;
+            archived: boolean;
+            created_at: string;
+            updated_at: string;
+        };
+        UpdateAck: {
+            /** @default [] */
+            applied: string[];
+            /** @default [] */
+            failed: {
+                id: string;
+                error: string;
+            }[];
+        };
+        UpdateList: {
+            updates: components["schemas"]["Update"][];
+        };
+        Update: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            order_id: string;
+            external_id: string;
+            number: string | null;
+            /**
+             * @description null means tracking only.
+             * @enum {string|null}
+             */
+            status: "shipped" | "out_for_delivery" | "completed" | null;
+            tracking: {
+                number: string | null;
+                courier: string | null;
+                url: string | null;
+            };
+            /** Format: uri */
+            tracking_page_url: string;
+            comment: string | null;
+            updated_at: string;
+        };
         /**
          * @example {
          *       "error": {
@@ -538,77 +702,6 @@ export interface components {
             data: components["schemas"]["Order"][];
             has_more: boolean;
             next_cursor: string | null;
-        };
-        Order: {
-            /** Format: uuid */
-            id: string;
-            /** @enum {string} */
-            object: "order";
-            order_number: string | null;
-            /** @enum {string} */
-            source: "native" | "platform_a" | "platform_b" | "api";
-            external_id: string | null;
-            external_number: string | null;
-            external_status: string | null;
-            external_url: string | null;
-            /** @enum {string} */
-            status: "pending" | "confirmed" | "shipped" | "out_for_delivery" | "completed" | "cancelled";
-            payment: {
-                method: string;
-                /** @enum {string} */
-                status: "unpaid" | "pending" | "paid" | "failed" | "refunded";
-                external_method: string | null;
-                external_method_title: string | null;
-            };
-            totals: {
-                total: number;
-                discount: number;
-                shipping: number;
-                cod_fee: number;
-            };
-            currency: string;
-            customer: {
-                name: string;
-                email: string | null;
-                phone: string | null;
-                address: string | null;
-                city: string | null;
-                state: string | null;
-                postcode: string | null;
-                country: string | null;
-            };
-            items: {
-                name: string;
-                variant: string | null;
-                quantity: number;
-                unit_price: number;
-                sku: string | null;
-                product_id: string | null;
-                external_product_id: string | null;
-                image_url: string | null;
-            }[];
-            tracking: {
-                number: string | null;
-                courier: string | null;
-                url: string | null;
-                /** @description The shipping status in words once the order ships (Shipped, Out for delivery, Delivered); null before it ships and when cancelled. */
-                status_text: string | null;
-                /** Format: uri */
-                page_url: string;
-            };
-            note: string | null;
-            /** @description Only cash-on-delivery orders are flagged; flag codes are listed in docs/orders.md. */
-            risk: {
-                /** @enum {string} */
-                level: "medium" | "high";
-                flags: {
-                    code: string;
-                    label: string;
-                }[];
-            } | null;
-            archived: boolean;
-            created_at: string;
-            updated_at: string;
         };
         UpsertResult: {
             order: components["schemas"]["Order"] | null;
@@ -853,42 +946,8 @@ export interface components {
              */
             push_url?: string | null;
         };
-        UpdateList: {
-            updates: components["schemas"]["Update"][];
-        };
-        Update: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            order_id: string;
-            external_id: string;
-            number: string | null;
-            /**
-             * @description null means tracking only.
-             * @enum {string|null}
-             */
-            status: "shipped" | "out_for_delivery" | "completed" | null;
-            tracking: {
-                number: string | null;
-                courier: string | null;
-                url: string | null;
-            };
-            /** Format: uri */
-            tracking_page_url: string;
-            comment: string | null;
-            updated_at: string;
-        };
         UpdateAckResult: {
             acknowledged: number;
-        };
-        UpdateAck: {
-            /** @default [] */
-            applied: string[];
-            /** @default [] */
-            failed: {
-                id: string;
-                error: string;
-            }[];
         };
         TrackingResult: {
             order: components["schemas"]["TrackingOrder"];
@@ -4099,6 +4158,52 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    orderEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookDelivery"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    connectionUpdates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateList"];
+            };
+        };
+        responses: {
+            /** @description The updates applied and failed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdateAck"];
                 };
             };
         };

@@ -1,5 +1,16 @@
-// Verifying what the service sends: webhooks (X-Service-Signature or the Standard Webhooks headers) and pushed
-// updates (X-Service-Timestamp + X-Service-Signature). WebCrypto only, so the same code runs in Node and browsers.
+// Verifying what the service sends: webhooks (the Standard Webhooks headers; X-Service-Signature only on request)
+// and pushed updates (X-Service-Timestamp + X-Service-Signature). WebCrypto only, so the same code runs in Node and
+// browsers. The bodies are typed by the OpenAPI document's `webhooks` section.
+import type { components } from './schema.js';
+
+/** A webhook delivery's body: {id, type, created_at, data: {order}} (the document's `order-event` webhook). */
+export type WebhookEvent = components['schemas']['WebhookDelivery'];
+/** The type of a webhook event: order.created, order.paid, … */
+export type WebhookEventType = WebhookEvent['type'];
+/** The body of a push to a plugin's push_url: {updates: [...]} (the document's `connection-updates` webhook). */
+export type PushedUpdates = components['schemas']['UpdateList'];
+/** One update going back to a connected shop. */
+export type Update = components['schemas']['Update'];
 
 /** Headers as a receiver holds them: a fetch Headers object, or Node's lower-cased record. */
 export type HeaderSource = Headers | Record<string, string | string[] | undefined>;
@@ -16,9 +27,27 @@ export interface VerifyOptions {
   now?: number;
 }
 
-/** A delivery that must not be trusted; `reason` says why (for logs, never for the sender). */
+export interface VerifyWebhookOptions extends VerifyOptions {
+  /**
+   * Also accept a delivery that carries only X-Service-Signature (an HMAC of the body alone, with no timestamp,
+   * so a captured delivery can be replayed at any later time). Off by default: a delivery whose Standard Webhooks
+   * headers were stripped is refused. Turn it on only for a receiver that cannot see those headers.
+   */
+  allowBodyOnlySignature?: boolean;
+}
+
+/**
+ * A delivery that must not be trusted; the message says why (for logs, never for the sender). `kind` is
+ * 'body' when the signature matched but the body is not JSON, 'signature' otherwise.
+ */
 export class WebhookVerificationError extends Error {
   override readonly name = 'WebhookVerificationError';
+  constructor(
+    message: string,
+    readonly kind: 'signature' | 'body' = 'signature',
+  ) {
+    super(message);
+  }
 }
 
 const encoder = new TextEncoder();
@@ -70,7 +99,7 @@ function parseJson(body: string | Uint8Array): unknown {
   try {
     return JSON.parse(typeof body === 'string' ? body : new TextDecoder().decode(body));
   } catch {
-    throw new WebhookVerificationError('the body is not JSON');
+    throw new WebhookVerificationError('the body is not JSON', 'body');
   }
 }
 
@@ -78,7 +107,7 @@ function parseJson(body: string | Uint8Array): unknown {
  * Checks a webhook by its Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature):
  * the timestamp within the tolerance and one v1 signature of `id.timestamp.body` matching. Returns the parsed body.
  */
-export async function verifyStandardWebhook(options: VerifyOptions): Promise<unknown> {
+export async function verifyStandardWebhook(options: VerifyOptions): Promise<WebhookEvent> {
   const id = header(options.headers, 'webhook-id');
   const signatures = header(options.headers, 'webhook-signature');
   if (!id || !signatures) throw new WebhookVerificationError('missing webhook-id or webhook-signature header');
@@ -89,39 +118,44 @@ export async function verifyStandardWebhook(options: VerifyOptions): Promise<unk
   for (const entry of signatures.split(' ')) {
     const [version, value] = entry.split(',', 2);
     const signature = version === 'v1' && value ? fromBase64(value) : undefined;
-    if (signature && (await hmacMatches(key, signature, signed))) return parseJson(options.rawBody);
+    if (signature && (await hmacMatches(key, signature, signed))) return parseJson(options.rawBody) as WebhookEvent;
   }
   throw new WebhookVerificationError('no webhook-signature matches');
 }
 
 /**
- * Checks a webhook by X-Service-Signature (`sha256=` + hex HMAC of the raw body, keyed with the whole secret text).
- * This signature covers the body only, so it cannot tell a replayed request: prefer verifyWebhook, which uses the
- * timestamped Standard Webhooks headers when they are present.
+ * Checks a webhook by X-Service-Signature alone (`sha256=` + hex HMAC of the raw body, keyed with the whole secret
+ * text). This signature covers the body only, so it cannot tell a replayed request: use verifyWebhook, which
+ * requires the timestamped Standard Webhooks headers.
  */
-export async function verifyServiceSignature(options: Omit<VerifyOptions, 'toleranceSeconds' | 'now'>): Promise<unknown> {
+export async function verifyServiceSignature(options: Omit<VerifyOptions, 'toleranceSeconds' | 'now'>): Promise<WebhookEvent> {
   const signature = fromHex(header(options.headers, 'x-service-signature')?.replace(/^sha256=/, '') ?? '');
   if (!signature) throw new WebhookVerificationError('missing or malformed X-Service-Signature header');
   if (!(await hmacMatches(encoder.encode(options.secret), signature, concat(bytesOf(options.rawBody)))))
     throw new WebhookVerificationError('X-Service-Signature does not match');
-  return parseJson(options.rawBody);
+  return parseJson(options.rawBody) as WebhookEvent;
 }
 
-/** Checks a webhook delivery: the Standard Webhooks headers (timestamp within tolerance) when sent, else X-Service-Signature. */
-export async function verifyWebhook(options: VerifyOptions): Promise<unknown> {
-  return header(options.headers, 'webhook-signature') !== undefined ? verifyStandardWebhook(options) : verifyServiceSignature(options);
+/**
+ * Checks a webhook delivery by its Standard Webhooks headers (webhook-id, webhook-timestamp within the tolerance,
+ * webhook-signature) and returns the typed event. A delivery without them is refused, unless
+ * `allowBodyOnlySignature` is set: then X-Service-Signature (body only, replayable) is accepted in their place.
+ */
+export async function verifyWebhook(options: VerifyWebhookOptions): Promise<WebhookEvent> {
+  if (header(options.headers, 'webhook-signature') !== undefined || !options.allowBodyOnlySignature) return verifyStandardWebhook(options);
+  return verifyServiceSignature(options);
 }
 
 /**
  * Checks a push of updates to a plugin's push_url: X-Service-Timestamp within the tolerance (5 minutes by default)
  * and X-Service-Signature = `sha256=` + hex HMAC of `timestamp.body`, keyed with the connection's webhook_secret.
  */
-export async function verifyPushedUpdates(options: VerifyOptions): Promise<unknown> {
+export async function verifyPushedUpdates(options: VerifyOptions): Promise<PushedUpdates> {
   const timestamp = checkTimestamp(header(options.headers, 'x-service-timestamp'), options);
   const signature = fromHex(header(options.headers, 'x-service-signature')?.replace(/^sha256=/, '') ?? '');
   if (!signature) throw new WebhookVerificationError('missing or malformed X-Service-Signature header');
   const signed = concat(encoder.encode(`${timestamp}.`), bytesOf(options.rawBody));
   if (!(await hmacMatches(encoder.encode(options.secret), signature, signed)))
     throw new WebhookVerificationError('X-Service-Signature does not match');
-  return parseJson(options.rawBody);
+  return parseJson(options.rawBody) as PushedUpdates;
 }

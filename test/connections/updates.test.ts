@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyPush } from '@store-commerce/plugin-kit';
+import { verifyPushedUpdates, WebhookVerificationError } from '@store-commerce/plugin-kit';
 import { timestampedSignature } from '../../domain/webhook-signature.js';
 import { bearer, createListeningTestApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/receiver.js';
@@ -158,31 +158,22 @@ describe('pull and ack', () => {
   });
 });
 
-describe('the reference plugin checks every push', () => {
+describe('the reference plugin checks every push (the SDK check the kit re-exports)', () => {
   const body = JSON.stringify({ updates: [] });
   const secret = 'whsec_test';
-  it('accepts a fresh, correctly signed push', () => {
-    const ts = Math.floor(Date.now() / 1000);
-    expect(
-      verifyPush({ 'x-service-timestamp': String(ts), 'x-service-signature': timestampedSignature(secret, ts, body) }, body, secret),
-    ).toEqual({ ok: true });
+  const check = (ts: number, signedWith: string, rawBody = body) =>
+    verifyPushedUpdates({
+      secret,
+      rawBody,
+      headers: { 'x-service-timestamp': String(ts), 'x-service-signature': timestampedSignature(signedWith, ts, body) },
+    });
+  it('accepts a fresh, correctly signed push', async () => {
+    await expect(check(Math.floor(Date.now() / 1000), secret)).resolves.toEqual({ updates: [] });
   });
-  it('rejects a timestamp more than 5 minutes off, a wrong signature, and a re-serialised body', () => {
-    const old = Math.floor(Date.now() / 1000) - 301;
-    expect(
-      verifyPush({ 'x-service-timestamp': String(old), 'x-service-signature': timestampedSignature(secret, old, body) }, body, secret).ok,
-    ).toBe(false);
+  it('rejects a timestamp more than 5 minutes off, a wrong signature, and a re-serialised body', async () => {
     const ts = Math.floor(Date.now() / 1000);
-    expect(
-      verifyPush({ 'x-service-timestamp': String(ts), 'x-service-signature': timestampedSignature('whsec_other', ts, body) }, body, secret)
-        .ok,
-    ).toBe(false);
-    expect(
-      verifyPush(
-        { 'x-service-timestamp': String(ts), 'x-service-signature': timestampedSignature(secret, ts, body) },
-        JSON.stringify({ updates: [] }, null, 1),
-        secret,
-      ).ok,
-    ).toBe(false);
+    await expect(check(ts - 301, secret)).rejects.toThrow(WebhookVerificationError);
+    await expect(check(ts, 'whsec_other')).rejects.toThrow(WebhookVerificationError);
+    await expect(check(ts, secret, JSON.stringify({ updates: [] }, null, 1))).rejects.toThrow(WebhookVerificationError);
   });
 });

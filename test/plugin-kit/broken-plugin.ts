@@ -20,10 +20,13 @@ export interface Mistakes {
   omitsFailed?: boolean;
   /** Checks the signature only when the header is there. */
   signatureOptional?: boolean;
+  /** Takes the credentials of any successful exchange at once, replacing the ones it holds without asking. */
+  replacesSilently?: boolean;
 }
 
 /** A plugin written from the spec with the given mistakes (no plugin-kit for the checks), on loopback. */
-export async function startBrokenPlugin(secret: string, mistakes: Mistakes, serviceUrl = 'http://127.0.0.1:9') {
+export async function startBrokenPlugin(firstSecret: string, mistakes: Mistakes, serviceUrl = 'http://127.0.0.1:9') {
+  let secret = firstSecret;
   const seen = new Set<string>();
   const client = new ServiceClient(`${serviceUrl}/api/v1`);
   const server = createServer((req, res) => {
@@ -47,9 +50,10 @@ export async function startBrokenPlugin(secret: string, mistakes: Mistakes, serv
       void client
         .exchange(url.searchParams.get('svc_code') ?? '', 'https://shop.example')
         .catch(() => ({ status: 0 }))
-        .then((r) =>
-          mistakes.stateCheckedLate && !stateOk ? send(400, { error: 'unknown state' }) : send(r.status === 200 ? 200 : 502, {}),
-        );
+        .then((r) => {
+          if (r.status === 200 && mistakes.replacesSilently && 'body' in r) secret = r.body.webhook_secret;
+          return mistakes.stateCheckedLate && !stateOk ? send(400, { error: 'unknown state' }) : send(r.status === 200 ? 200 : 502, {});
+        });
       return;
     }
     void readRawBody(req)

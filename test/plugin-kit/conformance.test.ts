@@ -4,18 +4,24 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RULES, runConformance, startServiceStandIn, type RuleResult } from '@store-commerce/plugin-kit/conformance';
-import { ReferencePlugin } from '../../examples/plugin/plugin.js';
+import { ADMIN_COOKIE, ReferencePlugin } from '../../examples/plugin/plugin.js';
 import { InMemoryShop } from '../../examples/plugin/shop.js';
 import { startBrokenPlugin, type Mistakes } from './broken-plugin.js';
 
 const SECRET = 'whsec_conformance_test_secret';
-const BIN = fileURLToPath(new URL('../../node_modules/.bin/store-commerce-conformance', import.meta.url));
+// The command from its sources through tsx (the repository's tsconfig maps the SDK to its sources too);
+// test/plugin-kit/packaging.test.ts runs the built one from the installed tarball.
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = ['--import', 'tsx', `${ROOT}plugin-kit/src/conformance/bin.ts`];
 const NOT_CHECKABLE = ['push.constant-time', 'pull.every-15-minutes', 'heartbeat', 'no-echo'];
 const CONNECT_RULES = [
   'connect.url',
   'connect.state-random',
   'connect.unknown-state-refused',
   'connect.missing-state-refused',
+  'connect.start-authenticated',
+  'connect.state-bound-to-session',
+  'connect.no-silent-replace',
   'connect.state-single-use',
 ];
 const cleanups: (() => Promise<void>)[] = [];
@@ -39,7 +45,9 @@ async function referencePlugin(serviceUrl = 'http://127.0.0.1:9') {
   plugin.useCredentials('svc_unused_key', SECRET);
   const pushUrl = await plugin.listen();
   cleanups.push(() => plugin.stop());
-  return { shop, plugin, pushUrl, returnUrl: plugin.returnUrl(), connectUrl: plugin.startUrl() };
+  // The check signs in as the shop's admin: the connect pages are an admin's (the state is bound to that session).
+  const auth = { cookie: `${ADMIN_COOKIE}=${plugin.openAdminSession()}` };
+  return { shop, plugin, pushUrl, returnUrl: plugin.returnUrl(), connectUrl: plugin.startUrl(), auth };
 }
 
 async function broken(mistakes: Mistakes, serviceUrl?: string) {
@@ -62,24 +70,35 @@ const byOutcome = (results: RuleResult[], outcome: RuleResult['outcome']) =>
   results.filter((r) => r.outcome === outcome).map((r) => r.rule);
 
 describe('the reference plugin passes the conformance check', () => {
-  it('every checkable rule passes, each refused push changed nothing, each update was applied once, one code exchanged', async () => {
+  it('every checkable rule passes, each refused push changed nothing, each update was applied once, only the admin’s own returns exchanged', async () => {
     const standIn = await startServiceStandIn();
     cleanups.push(standIn.close);
-    const { shop, pushUrl, returnUrl, connectUrl } = await referencePlugin(standIn.url);
-    const results = await runConformance({ pushUrl, secret: SECRET, returnUrl, connectUrl, standIn, externalId: 'conformance-order' });
+    const { shop, pushUrl, returnUrl, connectUrl, auth } = await referencePlugin(standIn.url);
+    const results = await runConformance({
+      pushUrl,
+      secret: SECRET,
+      returnUrl,
+      connectUrl,
+      standIn,
+      auth,
+      externalId: 'conformance-order',
+    });
     expect(results.map((r) => r.rule)).toEqual(RULES.map((r) => r.rule));
     expect(failing(results), JSON.stringify(results, null, 2)).toEqual([]);
     expect(byOutcome(results, 'not checkable')).toEqual(NOT_CHECKABLE);
-    // valid, duplicate (once), the good half of the batch, the 4-minute-old push: four distinct updates.
-    expect(shop.applyCount).toBe(4);
+    // valid, duplicate (once), the good half of the batch, the 4-minute-old push, and the push signed with the
+    // earlier secret after a connect to another store (which waits for the admin's confirmation): five updates.
+    expect(shop.applyCount).toBe(5);
     expect(shop.orders.get('conformance-order')!.notes).toEqual([
       'conformance: valid push',
       'conformance: duplicate push',
       'conformance: batch, applies',
       'conformance: 4 minutes old',
+      'conformance: after a connect to another store',
     ]);
-    // Only the return with the plugin's own state reached the exchange; the forged ones and the reused state did not.
-    expect(standIn.exchanges).toHaveLength(1);
+    // Only the returns with the plugin's own state in the admin's session reached the exchange (the accepted one to
+    // another store, and the first use of a state); the forged ones, the sessionless one and the reused state did not.
+    expect(standIn.exchanges).toHaveLength(2);
   });
 
   it('without --return-url, --connect-url or --service-port the connect rules are reported not checkable, not passed', async () => {
@@ -150,6 +169,30 @@ describe('a broken plugin fails exactly the rules it breaks', () => {
     expect(results.find((r) => r.rule === 'connect.state-single-use')!.reason).toMatch(/answered 502/);
   });
 
+  it('connect pages open to anyone, a state not bound to a session, credentials replaced without asking', async () => {
+    const standIn = await startServiceStandIn();
+    cleanups.push(standIn.close);
+    const b = await broken({ replacesSilently: true }, standIn.url);
+    // A session cookie the broken plugin never looks at.
+    const results = await runConformance({
+      ...b,
+      secret: SECRET,
+      standIn,
+      auth: { cookie: 'shop_admin=ignored' },
+      externalId: 'conformance-order',
+    });
+    expect(failing(results)).toEqual([
+      'connect.state-random',
+      'connect.start-authenticated',
+      'connect.state-bound-to-session',
+      'connect.no-silent-replace',
+      'connect.state-single-use',
+    ]);
+    const reason = (rule: string) => results.find((r) => r.rule === rule)!.reason;
+    expect(reason('connect.start-authenticated')).toMatch(/anyone can start connecting/);
+    expect(reason('connect.no-silent-replace')).toMatch(/were the credentials replaced/);
+  });
+
   it('a state checked only after the exchange: refused with a 4xx, which only the service stand-in can tell apart', async () => {
     const standIn = await startServiceStandIn();
     cleanups.push(standIn.close);
@@ -165,15 +208,26 @@ describe('a broken plugin fails exactly the rules it breaks', () => {
 
 describe('the store-commerce-conformance command', () => {
   const run = (args: string[]) =>
-    promisify(execFile)(process.execPath, [BIN, ...args], { timeout: 60_000 }).then(
+    promisify(execFile)(process.execPath, [...BIN, ...args], { timeout: 60_000, cwd: ROOT }).then(
       (r) => ({ code: 0, stdout: r.stdout }),
       (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }),
     );
 
   it('--json prints one JSON document and exits 0 for the reference plugin, watched by the --service-port stand-in', async () => {
     const port = await freePort();
-    const { pushUrl, returnUrl, connectUrl } = await referencePlugin(`http://127.0.0.1:${port}`);
-    const args = ['--push-url', pushUrl, '--secret', SECRET, '--return-url', returnUrl, '--connect-url', connectUrl];
+    const { pushUrl, returnUrl, connectUrl, auth } = await referencePlugin(`http://127.0.0.1:${port}`);
+    const args = [
+      '--push-url',
+      pushUrl,
+      '--secret',
+      SECRET,
+      '--return-url',
+      returnUrl,
+      '--connect-url',
+      connectUrl,
+      '--cookie',
+      auth.cookie,
+    ];
     const { code, stdout } = await run([...args, '--service-port', String(port), '--json']);
     expect(code, stdout).toBe(0);
     const doc = JSON.parse(stdout);
@@ -198,5 +252,6 @@ describe('the store-commerce-conformance command', () => {
     expect(stdout.trim().split('\n').at(-1)).toMatch(/^\d+ passed, 2 failed, \d+ not checkable remotely$/);
     expect((await run(['--secret', SECRET])).code).toBe(2);
     expect((await run(['--push-url', 'ftp://x', '--secret', SECRET])).code).toBe(2);
+    expect((await run(['--push-url', b.pushUrl, '--secret', SECRET, '--header', 'no colon'])).code).toBe(2);
   });
 });

@@ -3,12 +3,14 @@ import { describe, expect, it } from 'vitest';
 import {
   applyUpdates,
   ConnectStates,
+  PendingConnects,
   connectUrl,
   handlePush,
   pushSignature,
   readConnectReturn,
   signPush,
-  verifyPush,
+  verifyPushedUpdates,
+  WebhookVerificationError,
   type ApplyReport,
   type Update,
 } from '@store-commerce/plugin-kit';
@@ -37,25 +39,32 @@ describe('push signatures', () => {
     expect(timestampedSignature(SECRET, NOW, body)).toBe(expected);
   });
 
-  it('a push signed now verifies; 5 minutes either side is the edge of the window', () => {
+  // The check is the SDK's verifyPushedUpdates (re-exported by the kit; the kit has no second copy).
+  const verify = (headers: Record<string, string | undefined>, body: string) =>
+    verifyPushedUpdates({ secret: SECRET, rawBody: body, headers, now: NOW * 1000 }).then(
+      () => 'ok',
+      (e: WebhookVerificationError) => e.message,
+    );
+
+  it('a push signed now verifies; 5 minutes either side is the edge of the window', async () => {
     const body = '{"updates":[]}';
-    expect(verifyPush(signPush(SECRET, body, NOW), body, SECRET, NOW)).toEqual({ ok: true });
-    expect(verifyPush(signPush(SECRET, body, NOW - 300), body, SECRET, NOW)).toEqual({ ok: true });
-    expect(verifyPush(signPush(SECRET, body, NOW + 300), body, SECRET, NOW)).toEqual({ ok: true });
-    expect(verifyPush(signPush(SECRET, body, NOW - 301), body, SECRET, NOW)).toMatchObject({ ok: false, reason: /5 minutes/ });
-    expect(verifyPush(signPush(SECRET, body, NOW + 301), body, SECRET, NOW)).toMatchObject({ ok: false, reason: /5 minutes/ });
+    expect(await verify(signPush(SECRET, body, NOW), body)).toBe('ok');
+    expect(await verify(signPush(SECRET, body, NOW - 300), body)).toBe('ok');
+    expect(await verify(signPush(SECRET, body, NOW + 300), body)).toBe('ok');
+    expect(await verify(signPush(SECRET, body, NOW - 301), body)).toMatch(/301 s away/);
+    expect(await verify(signPush(SECRET, body, NOW + 301), body)).toMatch(/301 s away/);
   });
 
-  it('refuses another secret, a changed body, a changed timestamp and missing or malformed headers', () => {
+  it('refuses another secret, a changed body, a changed timestamp and missing or malformed headers', async () => {
     const body = '{"updates":[]}';
     const good = signPush(SECRET, body, NOW);
-    expect(verifyPush(signPush('other', body, NOW), body, SECRET, NOW)).toMatchObject({ ok: false, reason: 'signature mismatch' });
-    expect(verifyPush(good, '{"updates": []}', SECRET, NOW)).toMatchObject({ ok: false, reason: 'signature mismatch' });
-    expect(verifyPush({ ...good, 'x-service-timestamp': String(NOW + 1) }, body, SECRET, NOW)).toMatchObject({ ok: false });
-    expect(verifyPush({ ...good, 'x-service-signature': undefined }, body, SECRET, NOW)).toMatchObject({ ok: false });
-    expect(verifyPush({ ...good, 'x-service-timestamp': undefined }, body, SECRET, NOW)).toMatchObject({ ok: false });
-    expect(verifyPush({ ...good, 'x-service-timestamp': '17e8' }, body, SECRET, NOW)).toMatchObject({ ok: false });
-    expect(verifyPush({ ...good, 'x-service-signature': 'sha256=00' }, body, SECRET, NOW)).toMatchObject({ ok: false });
+    expect(await verify(signPush('other', body, NOW), body)).toBe('X-Service-Signature does not match');
+    expect(await verify(good, '{"updates": []}')).toBe('X-Service-Signature does not match');
+    expect(await verify({ ...good, 'x-service-timestamp': String(NOW + 1) }, body)).not.toBe('ok');
+    expect(await verify({ ...good, 'x-service-signature': undefined }, body)).not.toBe('ok');
+    expect(await verify({ ...good, 'x-service-timestamp': undefined }, body)).not.toBe('ok');
+    expect(await verify({ ...good, 'x-service-timestamp': '17e8' }, body)).not.toBe('ok');
+    expect(await verify({ ...good, 'x-service-signature': 'sha256=00' }, body)).not.toBe('ok');
   });
 });
 
@@ -63,31 +72,61 @@ describe('connect states and the connect URL', () => {
   it('a state is random, usable once, and refused after 15 minutes', () => {
     let now = 0;
     const states = new ConnectStates(undefined, () => now);
-    const a = states.issue();
-    const b = states.issue();
+    const a = states.issue('admin-1');
+    const b = states.issue('admin-1');
     expect(a).toMatch(/^[0-9a-f]{32}$/);
     expect(a).not.toBe(b);
-    expect(states.consume(a)).toBe(true);
-    expect(states.consume(a)).toBe(false);
+    expect(states.consume(a, 'admin-1')).toBe(true);
+    expect(states.consume(a, 'admin-1')).toBe(false);
     now = 15 * 60 * 1000 + 1;
-    expect(states.consume(b)).toBe(false);
-    expect(states.consume('')).toBe(false);
-    expect(states.consume(null)).toBe(false);
+    expect(states.consume(b, 'admin-1')).toBe(false);
+    expect(states.consume('', 'admin-1')).toBe(false);
+    expect(states.consume(null, 'admin-1')).toBe(false);
   });
 
   it('a return hands out the code only with a state of ours; a failure carries svc_error', () => {
     const states = new ConnectStates();
-    const state = states.issue();
-    expect(readConnectReturn(new URLSearchParams({ svc_code: 'c', state: 'forged' }), states)).toEqual({
+    const state = states.issue('admin-1');
+    expect(readConnectReturn(new URLSearchParams({ svc_code: 'c', state: 'forged' }), states, 'admin-1')).toEqual({
       ok: false,
       error: 'unknown or expired state',
     });
-    expect(readConnectReturn(new URLSearchParams({ svc_code: 'c', state }), states)).toEqual({ ok: true, code: 'c' });
-    const other = states.issue();
-    expect(readConnectReturn(new URLSearchParams({ svc_error: 'access_denied', state: other }), states)).toEqual({
+    expect(readConnectReturn(new URLSearchParams({ svc_code: 'c', state }), states, 'admin-1')).toEqual({ ok: true, code: 'c' });
+    const other = states.issue('admin-1');
+    expect(readConnectReturn(new URLSearchParams({ svc_error: 'access_denied', state: other }), states, 'admin-1')).toEqual({
       ok: false,
       error: 'access_denied',
     });
+  });
+
+  it('a state is bound to the admin session it was issued to: another session, or none, is refused (and uses it up)', () => {
+    const states = new ConnectStates();
+    const state = states.issue('admin-1');
+    expect(readConnectReturn(new URLSearchParams({ svc_code: 'c', state }), states, 'attacker-session')).toEqual({
+      ok: false,
+      error: 'unknown or expired state',
+    });
+    expect(readConnectReturn(new URLSearchParams({ svc_code: 'c', state }), states, 'admin-1')).toMatchObject({ ok: false });
+    const other = states.issue('admin-1');
+    expect(states.consume(other, undefined)).toBe(false);
+    expect(() => states.issue('')).toThrow(/admin session/);
+  });
+
+  it('a pending connect replaces nothing until the same session confirms the exact store name, once', () => {
+    let now = 0;
+    const pending = new PendingConnects<{ store: { id: string; name: string }; key: string }>(undefined, () => now);
+    const result = { store: { id: 's2', name: 'Other Store' }, key: 'k2' };
+    const token = pending.hold('admin-1', result);
+    expect(pending.confirm(token, 'admin-2', 'Other Store')).toMatchObject({ ok: false });
+    const again = pending.hold('admin-1', result);
+    expect(pending.confirm(again, 'admin-1', 'Other')).toEqual({ ok: false, error: "the store's name was not confirmed" });
+    expect(pending.confirm(again, 'admin-1', 'Other Store')).toMatchObject({ ok: false }); // used up by the wrong name
+    const third = pending.hold('admin-1', result);
+    expect(pending.confirm(third, 'admin-1', ' Other Store ')).toEqual({ ok: true, result });
+    expect(pending.confirm(third, 'admin-1', 'Other Store')).toMatchObject({ ok: false });
+    const late = pending.hold('admin-1', result);
+    now = 15 * 60 * 1000 + 1;
+    expect(pending.confirm(late, 'admin-1', 'Other Store')).toMatchObject({ ok: false });
   });
 
   it('the connect URL carries the six query parameters and refuses a return_url on another host', () => {

@@ -87,7 +87,7 @@ describe('Retry-After is honoured on 429, with bounded retries', () => {
     expect(impatient.statuses).toEqual([429]);
 
     const { ts: other, number: otherNumber } = await lockedOrder();
-    const bounded = recordingClient(other.secret, { maxRetries: 1, maxDelayMs: 5000, defaultDelayMs: 0 });
+    const bounded = recordingClient(other.secret, { maxRetries: 1, maxDelayMs: 5000, initialDelayMs: 0 });
     // A wrong contact while locked: 429, then (after the wait) the lockout may have ended and it is a 422 or 429 again.
     const last = await bounded.client.tracking.lookup({ order: otherNumber, contact: '0000' }).catch((e: unknown) => e);
     expect(last).toBeInstanceOf(StoreCommerceError);

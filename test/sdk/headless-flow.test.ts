@@ -1,6 +1,14 @@
 // The SDK against the live service: a headless shop's whole path, and webhook deliveries checked by the SDK's helpers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBrowserClient, createStoreCommerceClient, verifyWebhook, WebhookVerificationError } from '../../sdk/src/index.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import {
+  createBrowserClient,
+  createStoreCommerceClient,
+  verifyWebhook,
+  WebhookVerificationError,
+  type WebhookEvent,
+} from '../../sdk/src/index.js';
 import { createListeningTestApp, type TestApp } from '../helpers/app.js';
 import { addKey, createTestStore, type TestStore } from '../helpers/store.js';
 import { addProducts, postCart, SHOPPER } from '../catalog/fixtures.js';
@@ -57,8 +65,8 @@ describe('a headless shop through the SDK: products, checkout session, order, or
   });
 });
 
-describe('webhook deliveries verify with the SDK helpers, both header sets', () => {
-  it('accepts a real delivery by its Standard Webhooks headers and by X-Service-Signature; refuses a changed body or an old one', async () => {
+describe('webhook deliveries verify with the SDK helpers as typed events', () => {
+  it('accepts a real delivery by its Standard Webhooks headers as the documented typed event (X-Service-Signature alone only on opt-in); refuses a changed body or an old one', async () => {
     const receiver = await startReceiver();
     const { key } = await addKey(t.orm, s.store.id, { kind: 'secret', scopes: ['orders:write', 'webhooks:write'] });
     const hooks = createStoreCommerceClient({ baseUrl: `${t.baseUrl}/api/v1`, apiKey: key });
@@ -70,17 +78,29 @@ describe('webhook deliveries verify with the SDK helpers, both header sets', () 
       const delivery = receiver.received[0]!;
       const options = { secret: hook.secret, rawBody: delivery.body, headers: delivery.headers };
       expect(delivery.headers['webhook-signature']).toMatch(/^v1,/);
-      const body = (await verifyWebhook(options)) as { type: string };
+      // The typed event (WebhookEvent, from the document's webhooks section): no cast needed to reach the order.
+      const body: WebhookEvent = await verifyWebhook(options);
       expect(body.type).toBe('order.created');
-      // Without the Standard Webhooks headers, the spec's X-Service-Signature is checked.
+      expect(body.id).toBe(delivery.headers['webhook-id']);
+      expect(body.data.order).toMatchObject({ external_id: 'hooked-1', totals: { total: 12.5 } });
+      // What was sent is what the document describes: the delivery body against its WebhookDelivery schema.
+      const ajv = new Ajv2020({ strict: false });
+      addFormats.default(ajv);
+      ajv.addSchema({ ...(await hooks.openapi()), $id: 'https://doc.invalid/openapi.json' });
+      const documented = ajv.compile({ $ref: 'https://doc.invalid/openapi.json#/components/schemas/WebhookDelivery' });
+      expect(documented(JSON.parse(delivery.body)), JSON.stringify(documented.errors)).toBe(true);
+      // Without the Standard Webhooks headers it is refused, unless the body-only X-Service-Signature is opted into.
       const { 'webhook-signature': _s, 'webhook-id': _i, 'webhook-timestamp': _t, ...serviceOnly } = delivery.headers;
-      expect(await verifyWebhook({ ...options, headers: serviceOnly })).toEqual(body);
+      await expect(verifyWebhook({ ...options, headers: serviceOnly })).rejects.toThrow(WebhookVerificationError);
+      expect(await verifyWebhook({ ...options, headers: serviceOnly, allowBodyOnlySignature: true })).toEqual(body);
       // Raw body bytes, as a Buffer, verify the same.
       expect(await verifyWebhook({ ...options, rawBody: Buffer.from(delivery.body) })).toEqual(body);
 
       const changed = delivery.body.replace('12.5', '99');
       await expect(verifyWebhook({ ...options, rawBody: changed })).rejects.toThrow(WebhookVerificationError);
-      await expect(verifyWebhook({ ...options, headers: serviceOnly, rawBody: changed })).rejects.toThrow(WebhookVerificationError);
+      await expect(verifyWebhook({ ...options, headers: serviceOnly, rawBody: changed, allowBodyOnlySignature: true })).rejects.toThrow(
+        WebhookVerificationError,
+      );
       await expect(verifyWebhook({ ...options, now: Date.now() + 6 * 60_000 })).rejects.toThrow(/timestamp/);
       await expect(verifyWebhook({ ...options, secret: `whsec_${btoa('another secret of 32 bytes......')}` })).rejects.toThrow(
         WebhookVerificationError,

@@ -52,8 +52,26 @@ describe('X-Service-Signature, as the service signs webhooks and pushes', () => 
   it('verifies a webhook signature over the raw body only, and refuses one byte changed', async () => {
     const headers = { 'x-service-signature': serviceSignature(secret, body) };
     await expect(verifyServiceSignature({ secret, rawBody: body, headers })).resolves.toEqual(JSON.parse(body));
-    await expect(verifyWebhook({ secret, rawBody: `${body} `, headers })).rejects.toThrow(/does not match/);
-    await expect(verifyWebhook({ secret, rawBody: body, headers: { 'x-service-signature': 'sha256=zz' } })).rejects.toThrow(/malformed/);
+    await expect(verifyServiceSignature({ secret, rawBody: `${body} `, headers })).rejects.toThrow(/does not match/);
+    await expect(verifyServiceSignature({ secret, rawBody: body, headers: { 'x-service-signature': 'sha256=zz' } })).rejects.toThrow(
+      /malformed/,
+    );
+  });
+
+  it('verifyWebhook refuses a delivery whose Standard Webhooks headers were stripped, unless the body-only check is opted into', async () => {
+    const headers = { 'x-service-signature': serviceSignature(secret, body) };
+    await expect(verifyWebhook({ secret, rawBody: body, headers })).rejects.toThrow(/missing webhook-id or webhook-signature/);
+    await expect(verifyWebhook({ secret, rawBody: body, headers, allowBodyOnlySignature: true })).resolves.toEqual(JSON.parse(body));
+    await expect(verifyWebhook({ secret, rawBody: `${body} `, headers, allowBodyOnlySignature: true })).rejects.toThrow(/does not match/);
+    // With the Standard Webhooks headers present, the opt-in changes nothing: they are checked (a stale one is refused).
+    await expect(
+      verifyWebhook({
+        secret,
+        rawBody: body,
+        headers: { ...standardHeaders(now - 10 * 60_000), ...headers },
+        allowBodyOnlySignature: true,
+      }),
+    ).rejects.toThrow(/timestamp/);
   });
 
   it('verifies a pushed update within 5 minutes and refuses a stale one', async () => {

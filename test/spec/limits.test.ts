@@ -104,16 +104,16 @@ describe('the reference plugin keeps its connect state 15 minutes and pulls ever
 
   it('a state it did not issue, or one older than 15 minutes, is refused before any exchange', async () => {
     const p = plugin();
-    expect(await p.completeConnect(new URLSearchParams({ state: 'not-mine', svc_code: 'c' }))).toEqual({
+    expect(await p.completeConnect(new URLSearchParams({ state: 'not-mine', svc_code: 'c' }), 'admin')).toEqual({
       ok: false,
       error: 'unknown or expired state',
     });
     const now = Date.now();
     const clock = vi.spyOn(Date, 'now').mockReturnValue(now);
     try {
-      const state = new URL(p.connectUrl('https://shop.example/wp-admin/connect')).searchParams.get('state')!;
+      const state = new URL(p.connectUrl('https://shop.example/wp-admin/connect', 'admin')).searchParams.get('state')!;
       clock.mockReturnValue(now + STATE_TTL_MS + 1);
-      expect(await p.completeConnect(new URLSearchParams({ state, svc_code: 'c' }))).toEqual({
+      expect(await p.completeConnect(new URLSearchParams({ state, svc_code: 'c' }), 'admin')).toEqual({
         ok: false,
         error: 'unknown or expired state',
       });
@@ -123,7 +123,7 @@ describe('the reference plugin keeps its connect state 15 minutes and pulls ever
   });
 
   it('the connect page address carries site_url, return_url, state, name, currency and v', () => {
-    const url = new URL(plugin().connectUrl('https://shop.example/wp-admin/connect'));
+    const url = new URL(plugin().connectUrl('https://shop.example/wp-admin/connect', 'admin'));
     expect(url.pathname).toBe('/connect/platform_a');
     expect([...url.searchParams.keys()].sort()).toEqual(['currency', 'name', 'return_url', 'site_url', 'state', 'v']);
     expect(url.searchParams.get('site_url')).toBe('https://shop.example');
@@ -131,8 +131,8 @@ describe('the reference plugin keeps its connect state 15 minutes and pulls ever
 
   it('a fresh state with svc_error ends the flow with that error, without an exchange', async () => {
     const p = plugin();
-    const state = new URL(p.connectUrl('https://shop.example/wp-admin/connect')).searchParams.get('state')!;
-    expect(await p.completeConnect(new URLSearchParams({ state, svc_error: 'access_denied' }))).toEqual({
+    const state = new URL(p.connectUrl('https://shop.example/wp-admin/connect', 'admin')).searchParams.get('state')!;
+    expect(await p.completeConnect(new URLSearchParams({ state, svc_error: 'access_denied' }), 'admin')).toEqual({
       ok: false,
       error: 'access_denied',
     });

@@ -3,7 +3,8 @@ import { runConformance, type RuleResult } from './rules.js';
 import { startServiceStandIn } from './service-stand-in.js';
 
 const USAGE = `usage: store-commerce-conformance --push-url URL --secret SECRET [--return-url URL] [--connect-url URL]
-                                  [--service-port PORT] [--external-id ID] [--timeout-ms N] [--json]
+                                  [--cookie COOKIE] [--header 'NAME: VALUE']... [--service-port PORT]
+                                  [--external-id ID] [--timeout-ms N] [--json]
 
 Acts as the service against a plugin under test: sends signed, stale, forged, tampered and duplicate pushes
 to its push URL (and forged returns to its connect return URL; --connect-url is where the plugin starts the connect
@@ -11,7 +12,8 @@ flow by redirecting to the service's connect page) and reports pass/fail per pro
 The plugin under test must hold SECRET as its webhook_secret and have an order with external_id ID
 (default conformance-order); the checks change that order's status and tracking. With --service-port, a stand-in
 for the service's POST /api/v1/connect/exchange listens on 127.0.0.1:PORT (configure the plugin's service URL
-as http://127.0.0.1:PORT) and a forged connect return must never reach it. Exit code 1 on any failure.`;
+as http://127.0.0.1:PORT) and a forged connect return must never reach it. --cookie (a Cookie header's value) and
+--header sign the check in as a shop admin on the connect start and return pages. Exit code 1 on any failure.`;
 
 const MARK = { pass: 'PASS', fail: 'FAIL', 'not checkable': 'N/C ' } as const;
 
@@ -29,6 +31,8 @@ export async function main(argv: string[], out: (line: string) => void = console
         'external-id': { type: 'string', default: 'conformance-order' },
         'timeout-ms': { type: 'string', default: '8000' },
         'service-port': { type: 'string' },
+        cookie: { type: 'string' },
+        header: { type: 'string', multiple: true },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
@@ -47,6 +51,16 @@ export async function main(argv: string[], out: (line: string) => void = console
       out(`--${option} is not an http(s) URL\n${USAGE}`);
       return 2;
     }
+  const auth: Record<string, string> = {};
+  for (const h of values.header ?? []) {
+    const at = h.indexOf(':');
+    if (at < 1) {
+      out(`--header ${JSON.stringify(h)} is not 'NAME: VALUE'\n${USAGE}`);
+      return 2;
+    }
+    auth[h.slice(0, at).trim().toLowerCase()] = h.slice(at + 1).trim();
+  }
+  if (values.cookie) auth.cookie = values.cookie;
   const port = values['service-port'] === undefined ? undefined : Number(values['service-port']);
   if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) {
     out(`--service-port is not a port number\n${USAGE}`);
@@ -61,6 +75,7 @@ export async function main(argv: string[], out: (line: string) => void = console
     ...(values['return-url'] ? { returnUrl: values['return-url'] } : {}),
     ...(values['connect-url'] ? { connectUrl: values['connect-url'] } : {}),
     ...(standIn ? { standIn } : {}),
+    ...(Object.keys(auth).length ? { auth } : {}),
   }).finally(() => standIn?.close());
   const count = (o: RuleResult['outcome']) => results.filter((r) => r.outcome === o).length;
   const summary = { passed: count('pass'), failed: count('fail'), not_checkable: count('not checkable') };

@@ -24,8 +24,8 @@ async function connectPage(c: Context): Promise<URL | string> {
 }
 
 const code = () => randomBytes(32).toString('base64url');
-const need = (o: ConformanceOptions, flags: ('returnUrl' | 'connectUrl' | 'standIn')[]) => {
-  const names = { returnUrl: '--return-url', connectUrl: '--connect-url', standIn: '--service-port' };
+const need = (o: ConformanceOptions, flags: ('returnUrl' | 'connectUrl' | 'standIn' | 'auth')[]) => {
+  const names = { returnUrl: '--return-url', connectUrl: '--connect-url', standIn: '--service-port', auth: '--cookie or --header' };
   const missing = flags.filter((f) => !o[f]).map((f) => names[f]);
   return missing.length ? `needs ${missing.join(' and ')}` : null;
 };
@@ -76,6 +76,56 @@ export const CONNECT_RULES: Rule[] = [
     title: 'a connect return without a state is refused with a 4xx',
     notCheckable: (o) => need(o, ['returnUrl']),
     check: (c) => returnRefused(c, { svc_code: code() }),
+  },
+  {
+    rule: 'connect.start-authenticated',
+    title: 'the connect start is refused (4xx, no redirect to the connect page) without a signed-in shop admin',
+    notCheckable: (o) => need(o, ['connectUrl', 'auth']),
+    check: async (c) => {
+      const answer = await c.startConnect(false);
+      if (answer.status >= 400 && answer.status <= 499) return null;
+      const to = answer.location && URL.parse(answer.location, c.opts.connectUrl);
+      if (to && /\/connect\/(platform_a|platform_b)$/.test(to.pathname))
+        return 'without a session it redirects to the connect page: anyone can start connecting the shop';
+      return answer.status >= 300 && answer.status <= 399 ? null : `answered ${answer.status || answer.error} without a session`;
+    },
+  },
+  {
+    rule: 'connect.state-bound-to-session',
+    title: "a return carrying the admin's own fresh state but no admin session is refused with a 4xx (and not exchanged)",
+    notCheckable: (o) => need(o, ['connectUrl', 'returnUrl', 'auth']),
+    check: async (c) => {
+      const page = await connectPage(c);
+      if (typeof page === 'string') return page;
+      const query = { svc_code: code(), state: page.searchParams.get('state') ?? '' };
+      const why = notRefused(await c.returnProbe(query, false), 'a 5xx suggests the plugin went on to exchange the code');
+      if (why) return `without the admin's session: ${why}`;
+      if (c.opts.standIn?.exchanges.includes(query.svc_code)) return 'refused, but only after POST /connect/exchange with the code';
+      return null;
+    },
+  },
+  {
+    rule: 'connect.no-silent-replace',
+    title: "a completed connect to another store does not replace the plugin's credentials until the admin confirms the store's name",
+    notCheckable: (o) => need(o, ['connectUrl', 'returnUrl', 'standIn', 'auth']),
+    check: async (c) => {
+      const page = await connectPage(c);
+      if (typeof page === 'string') return page;
+      const first = code();
+      c.opts.standIn!.acceptNext({
+        api_key: `svc_conformance_${randomBytes(8).toString('hex')}`,
+        webhook_secret: `whsec_conformance_${randomBytes(16).toString('hex')}`,
+        connection_id: '00000000-0000-4000-8000-000000000000',
+        store: { id: '00000000-0000-4000-8000-000000000001', name: 'Conformance other store' },
+      });
+      const back = await c.returnProbe({ svc_code: first, state: page.searchParams.get('state') ?? '' });
+      if (!c.opts.standIn!.exchanges.includes(first))
+        return `the return did not reach the exchange (answered ${back.status || back.error})`;
+      // The plugin must still hold the secret it had: a push signed with it is applied.
+      const u = c.update('conformance: after a connect to another store');
+      const still = c.appliedOnly(await c.push([u]), u.id);
+      return still && `after the connect, a push signed with the earlier secret: ${still} (were the credentials replaced?)`;
+    },
   },
   {
     rule: 'connect.state-single-use',

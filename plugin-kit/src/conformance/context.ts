@@ -17,6 +17,11 @@ export interface ConformanceOptions {
   timeoutMs?: number;
   /** The plugin's service URL points here: then a connect return must also never reach the exchange. */
   standIn?: ServiceStandIn;
+  /**
+   * Headers that sign the check in as a shop admin on the plugin's connect start and return pages (a session
+   * cookie, an Authorization header): those pages belong to a signed-in admin, and the state to that session.
+   */
+  auth?: Record<string, string>;
 }
 
 export type Outcome = 'pass' | 'fail' | 'not checkable';
@@ -61,12 +66,18 @@ export class Context {
     if (!reply.applied.includes(id)) return `the reply does not name the update in applied: ${answer.text.slice(0, 120)}`;
     return null;
   };
-  returnProbe = (query: Record<string, string>) =>
+  /** GETs the plugin's connect return URL with this query, as the signed-in admin (or with no session: `signedIn` false). */
+  returnProbe = (query: Record<string, string>, signedIn = true) =>
     probe(
       `${this.opts.returnUrl}${this.opts.returnUrl!.includes('?') ? '&' : '?'}${new URLSearchParams(query)}`,
-      { method: 'GET' },
+      { method: 'GET', headers: signedIn ? (this.opts.auth ?? {}) : {} },
       this.opts.timeoutMs ?? PUSH_REPLY_TIMEOUT_MS,
     );
   /** GETs the plugin's connect start URL, which redirects the browser to the service's connect page. */
-  startConnect = () => probe(this.opts.connectUrl!, { method: 'GET' }, this.opts.timeoutMs ?? PUSH_REPLY_TIMEOUT_MS);
+  startConnect = (signedIn = true) =>
+    probe(
+      this.opts.connectUrl!,
+      { method: 'GET', headers: signedIn ? (this.opts.auth ?? {}) : {} },
+      this.opts.timeoutMs ?? PUSH_REPLY_TIMEOUT_MS,
+    );
 }

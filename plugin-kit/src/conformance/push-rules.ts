@@ -120,6 +120,6 @@ export const PUSH_RULES: Rule[] = [
     rule: 'push.constant-time',
     title: 'signatures are compared in constant time',
     notCheckable: () =>
-      'a byte compare differs by nanoseconds and network jitter is milliseconds; use crypto.timingSafeEqual (plugin-kit verifyPush does)',
+      "a byte compare differs by nanoseconds and network jitter is milliseconds; compare in constant time (the SDK's verifyPushedUpdates, which the kit's handlePush uses, does)",
   },
 ];
