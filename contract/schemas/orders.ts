@@ -58,11 +58,12 @@ const STATUS_BY_KIND = {
   service: Object.keys(SERVICE_STATUS_MAP),
 };
 /**
- * The input status in the document: every spelling some status_kind maps as examples, the rule per kind in words, and the same lists machine-readable under x-status-by-kind.
+ * The input status in the document: the rule per kind in words, and the spellings each status_kind maps
+ * machine-readable under x-status-by-kind.
  */
 const INPUT_STATUS_DOC = {
-  // No enum: a shop's custom platform status is accepted (kept as external_status), so the lists are examples.
-  examples: [...new Set([...Object.values(STATUS_BY_KIND).flat(), ...DRAFT_STATUSES])],
+  // No enum: a shop's custom platform status is accepted (kept as external_status); the lists are under x-status-by-kind.
+  examples: ['wc-processing', 'open', 'confirmed'],
   description:
     'Interpreted according to status_kind. A service status that kind does not know is 400 invalid_request with param status; ' +
     'a platform_a or platform_b status the mapping does not know (a shop’s custom status) is accepted: the order keeps its status ' +
@@ -252,7 +253,10 @@ export const BatchResult = z
         action: z.enum(['created', 'updated', 'unchanged', 'skipped']).optional(),
         id: z.uuid().optional(),
         error: z.string().optional(),
-        warning: z.string().optional().openapi({ description: 'As in UpsertResult: the order was kept, part of its input was not understood.' }),
+        warning: z
+          .string()
+          .optional()
+          .openapi({ description: 'As in UpsertResult: the order was kept, part of its input was not understood.' }),
       }),
     ),
   })

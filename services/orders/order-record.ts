@@ -78,7 +78,8 @@ export function orderFacts(input: OrderInput, defaultKind: StatusKind): FactsRes
   if (input.status !== undefined) {
     const interpreted = interpretStatus(kind, input.status);
     if (!interpreted.ok) {
-      if (kind === 'service' || input.status.trim() === '') throw new ApiError('invalid_request', `status: ${interpreted.message}`, 'status');
+      if (kind === 'service' || input.status.trim() === '')
+        throw new ApiError('invalid_request', `status: ${interpreted.message}`, 'status');
       statusWarning = `${interpreted.message}; the order is kept with its current status (pending when new) and external_status holds the value`;
     } else if (interpreted.skip !== undefined) return { skip: interpreted.skip };
     else status = interpreted.status;

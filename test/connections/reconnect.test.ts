@@ -23,7 +23,12 @@ async function connect(storeId: string, siteUrl: string, platform: 'platform_a' 
 const disconnect = async (key: string) =>
   expect((await t.request({ method: 'POST', url: '/api/v1/connect/disconnect', headers: bearer(key) })).json()).toEqual({ ok: true });
 const send = (key: string, body: Record<string, unknown>) =>
-  t.request({ method: 'POST', url: '/api/v1/orders', headers: bearer(key), payload: { totals: { total: 30 }, status: 'wc-processing', ...body } });
+  t.request({
+    method: 'POST',
+    url: '/api/v1/orders',
+    headers: bearer(key),
+    payload: { totals: { total: 30 }, status: 'wc-processing', ...body },
+  });
 const copies = (storeId: string, externalId: string) =>
   t.orm.em
     .fork()

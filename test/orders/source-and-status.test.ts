@@ -133,7 +133,13 @@ describe('an outside status the mapping does not know never loses the order (doc
     const { order } = (await shopA.post(body)).json();
     const res = await shopA.batch([{ ...body, status: 'wc-packed-by-warehouse', note: 'packing' }]);
     expect(res.json().results).toEqual([
-      { external_id: body.external_id, ok: true, action: 'updated', id: order.id, warning: expect.stringContaining('wc-packed-by-warehouse') },
+      {
+        external_id: body.external_id,
+        ok: true,
+        action: 'updated',
+        id: order.id,
+        warning: expect.stringContaining('wc-packed-by-warehouse'),
+      },
     ]);
     expect((await shopA.get(order.id)).json().order).toMatchObject({
       status: 'confirmed',

@@ -75,7 +75,12 @@ describe('a connection key changes orders as the spec’s key table says', () =>
       [own.id],
     );
     for (const id of [apiOrder.id, native!.id]) {
-      const res = await t.request({ method: 'PATCH', url: `/api/v1/orders/${id}`, headers: bearer(shop.key), payload: { status: 'cancelled' } });
+      const res = await t.request({
+        method: 'PATCH',
+        url: `/api/v1/orders/${id}`,
+        headers: bearer(shop.key),
+        payload: { status: 'cancelled' },
+      });
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json().order.status).toBe('cancelled');
     }
