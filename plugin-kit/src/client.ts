@@ -25,11 +25,23 @@ export class ServiceClient {
     private apiKey?: string,
   ) {}
 
+  /**
+   * Set when PUT /connection answered 409 (this site's host is not the connected one: a staging copy?):
+   * the client then sends nothing but heartbeats, so no order reaches the live store, until a heartbeat
+   * passes again or a new key is set (the shop connected again).
+   */
+  paused: { since: Date; reason: string } | null = null;
+
   setKey(apiKey: string) {
     this.apiKey = apiKey;
+    this.paused = null;
   }
 
   private async call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+    if (this.paused && !(method === 'PUT' && path === '/connection')) {
+      // Answered here, without a request: the service never hears from a paused copy of the shop.
+      return { status: 409, body: { error: { code: 'paused', message: `paused: ${this.paused.reason}` } } as T };
+    }
     const response = await fetch(`${this.apiBase}${path}`, {
       method,
       headers: {
@@ -48,8 +60,15 @@ export class ServiceClient {
   }
 
   /** Step 5, and then regularly; a 409 means the shop's host is not the connected one: pause until reconnected. */
-  heartbeat(beat: Heartbeat) {
-    return this.call<{ connection: { id: string; status: string }; error?: { code: string } }>('PUT', '/connection', beat);
+  async heartbeat(beat: Heartbeat) {
+    const res = await this.call<{ connection: { id: string; status: string }; error?: { code: string; message?: string } }>(
+      'PUT',
+      '/connection',
+      beat,
+    );
+    if (res.status === 409) this.paused = { since: new Date(), reason: res.body.error?.message ?? 'PUT /connection answered 409' };
+    else if (res.status === 200) this.paused = null;
+    return res;
   }
 
   /** Mirrors one order of the shop into the service (safe to retry: the external_id decides). */

@@ -20,6 +20,9 @@ export interface OrderEditor {
   publicUrl: string;
 }
 
+/** An order copied from an outside platform, which stays in charge of its payment, stock and cancellation. */
+const isOutside = (row: OrderRow) => row.source === 'platform_a' || row.source === 'platform_b';
+
 /**
  * Applies PATCH /orders/{id}: status (along the documented transitions), tracking, comment. Any key of the
  * store with orders:write may change any of its orders (the spec's key table); only cancelling an outside
@@ -31,8 +34,7 @@ export async function patchOrder(em: EntityManager, editor: OrderEditor, id: str
     if (!row) throw notFound('order');
     const status = patch.status ?? row.status;
     if (status !== row.status) {
-      const outside = row.source === 'platform_a' || row.source === 'platform_b';
-      if (status === 'cancelled' && outside && editor.connectionId !== row.connection_id) {
+      if (status === 'cancelled' && isOutside(row) && editor.connectionId !== row.connection_id) {
         throw new ApiError('conflict', `This order belongs to ${row.source}; cancel it there, not here.`, 'status');
       }
       if (!canTransition(row.status, status)) {
@@ -53,9 +55,10 @@ export async function patchOrder(em: EntityManager, editor: OrderEditor, id: str
       tracking.url !== row.tracking_url;
     // Nothing to change: no write, no event, updated_at stays (updated_since pollers see nothing new).
     if (!changed) return presentOrder(row, editor.publicUrl);
-    // Cash is collected at the door: a delivered COD order is paid.
+    // Cash is collected at the door: a delivered COD order is paid. Not an outside platform's order: that
+    // platform is in charge of its payment (spec, connected mode), and its next copy says whether it was paid.
     const payment =
-      row.is_cod && status === 'completed' && row.payment_status === 'unpaid'
+      row.is_cod && status === 'completed' && row.payment_status === 'unpaid' && !isOutside(row)
         ? inferPaymentStatus({ status, isCod: true })
         : row.payment_status;
     const [updated] = await tx.execute<OrderRow[]>(
