@@ -26,7 +26,7 @@ async function connect(storeId: string, siteUrl = site()) {
   expect(res.statusCode, res.body).toBe(200);
   return { id: res.json().connection_id as string, key: res.json().api_key as string, siteUrl };
 }
-const call = (key: string, method: 'GET' | 'POST' | 'PATCH' | 'PUT', url: string, payload?: unknown) =>
+const call = (key: string, method: 'GET' | 'POST' | 'PATCH' | 'PUT', url: string, payload?: Record<string, unknown>) =>
   t.request({ method, url: `/api/v1${url}`, headers: bearer(key), ...(payload === undefined ? {} : { payload }) });
 
 describe('the outside platform is in charge of payment and stock', () => {
@@ -113,7 +113,7 @@ describe('POST /connect/exchange, which needs no key, is limited per client IP: 
     const { code } = await approveConnection(t.orm.em.fork(), { storeId: s.store.id, platform: 'platform_a', siteUrl, ttlSeconds: 600 });
     const ip = randomLoopbackIp();
     await startInOneRateWindow(t.orm, 20_000);
-    const exchange = (payload: unknown, from: string) =>
+    const exchange = (payload: Record<string, string>, from: string) =>
       t.app.inject({ method: 'POST', url: '/api/v1/connect/exchange', payload, remoteAddress: from });
     const wrong = await Promise.all(Array.from({ length: 60 }, () => exchange({ code: 'not-a-code', site_url: siteUrl }, ip)));
     expect(wrong.map((r) => r.statusCode)).toEqual(Array(60).fill(400));
