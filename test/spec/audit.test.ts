@@ -1,7 +1,7 @@
 // Rules the spec audit (issue 23 item 9) found with no row or no test: who is in charge of payment and
 // stock, the webhook delivery body, the per-IP limit of POST /connect/exchange, the connection status
 // values, and the plugin pausing after a 409 on PUT /connection. Each asserts the rule by behaviour.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { approveConnection } from '../../services/connections/codes.js';
 import { createEndpoint } from '../../services/webhooks/endpoints.js';
 import { ReferencePlugin } from '../../examples/plugin/plugin.js';
@@ -11,6 +11,7 @@ import { eventually, startReceiver } from '../helpers/receiver.js';
 import { startInOneRateWindow } from '../helpers/rate-window.js';
 import { createTestStore } from '../helpers/store.js';
 import { addProduct } from '../catalog/fixtures.js';
+import { connectedPlugin, mirroredOrder } from '../connections/fixtures.js';
 
 let t: TestApp & { baseUrl: string };
 beforeAll(async () => {
@@ -168,5 +169,60 @@ describe('the plugin pauses after a 409 on PUT /connection', () => {
     expect((await live.heartbeat(null)).status).toBe(200);
     expect(live.client.paused).toBeNull();
     expect((await live.client.sendOrder({ external_id: 'from-live', totals: { total: 1 } })).status).toBe(201);
+  });
+});
+
+const waitingUpdates = async (connectionId: string) =>
+  (
+    await t.orm.em
+      .fork()
+      .execute<{ n: number }[]>(`select count(*)::int as n from connection_updates where connection_id = ? and state = 'waiting'`, [
+        connectionId,
+      ])
+  )[0]!.n;
+
+describe('a pull-only plugin pulls every 15 minutes, then acknowledges (UPD-6, LIM-12)', () => {
+  it('the reference plugin, started with its defaults, pulls nothing before 15 minutes, then pulls, applies and acks the update', async () => {
+    const c = await connectedPlugin(t, { push: false });
+    const orderId = await mirroredOrder(c, `P-${process.pid}`);
+    expect((await call(c.secret, 'PATCH', `/orders/${orderId}`, { status: 'shipped' })).statusCode).toBe(200);
+    expect(await waitingUpdates(c.connectionId)).toBe(1);
+    // Only the plugin's interval runs on a fake clock; its requests to the service are real.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      c.plugin.startPulling();
+      vi.advanceTimersByTime(15 * 60 * 1000 - 1000);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(c.shop.appliedUpdates.size).toBe(0);
+      expect(await waitingUpdates(c.connectionId)).toBe(1);
+      vi.advanceTimersByTime(1000);
+      await eventually(async () => (await waitingUpdates(c.connectionId)) === 0, 20_000, 'the pulled update acknowledged');
+      expect(c.shop.appliedUpdates.size).toBe(1);
+      expect(c.shop.orders.get(`P-${process.pid}`)!.status).toBe('shipped');
+    } finally {
+      await c.plugin.stop();
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('applying the same update twice changes nothing (UPD-7)', () => {
+  it('an update delivered twice (pulled again before its ack) is applied once: one note, one ledger entry, nothing sent back', async () => {
+    const c = await connectedPlugin(t, { push: false });
+    const externalId = `D-${process.pid}`;
+    const orderId = await mirroredOrder(c, externalId);
+    await call(c.secret, 'PATCH', `/orders/${orderId}`, { status: 'shipped', comment: 'Left the warehouse' });
+    const first = (await c.plugin.client.pullUpdates()).body.updates;
+    const second = (await c.plugin.client.pullUpdates()).body.updates;
+    expect(second.map((u) => u.id)).toEqual(first.map((u) => u.id));
+    expect(await c.plugin.applyAll(first)).toEqual({ applied: [first[0]!.id], failed: [] });
+    const after = structuredClone(c.shop.orders.get(externalId));
+    expect(await c.plugin.applyAll(second)).toEqual({ applied: [first[0]!.id], failed: [] });
+    expect(c.shop.orders.get(externalId)).toEqual(after);
+    expect(after!.notes).toEqual(['Left the warehouse']);
+    expect(c.shop.applyCount).toBe(1);
+    expect(c.shop.outgoingChanges).toEqual([]);
+    expect((await c.plugin.client.ack([first[0]!.id], [])).body).toEqual({ acknowledged: 1 });
+    expect((await c.plugin.client.ack([first[0]!.id], [])).body).toEqual({ acknowledged: 0 });
   });
 });
