@@ -1,7 +1,9 @@
 // Rules the spec audit (issue 23 item 9) found with no row or no test: who is in charge of payment and
 // stock, the webhook delivery body, the per-IP limit of POST /connect/exchange, the connection status
 // values, and the plugin pausing after a 409 on PUT /connection. Each asserts the rule by behaviour.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { approveConnection } from '../../services/connections/codes.js';
 import { createEndpoint } from '../../services/webhooks/endpoints.js';
 import { ReferencePlugin } from '../../examples/plugin/plugin.js';
@@ -224,5 +226,55 @@ describe('applying the same update twice changes nothing (UPD-7)', () => {
     expect(c.shop.outgoingChanges).toEqual([]);
     expect((await c.plugin.client.ack([first[0]!.id], [])).body).toEqual({ acknowledged: 1 });
     expect((await c.plugin.client.ack([first[0]!.id], [])).body).toEqual({ acknowledged: 0 });
+  });
+});
+
+describe('API access and order sync are available on both plans (LIM-23)', () => {
+  it('a free store’s keys read and write orders, and its one connected shop syncs orders and gets its updates', async () => {
+    const s = await createTestStore(t.orm, { plan: 'free' });
+    expect((await call(s.secret, 'GET', '/me')).json().limits.requests_per_minute).toBe(60);
+    expect((await call(s.secret, 'POST', '/orders', { external_id: 'free-1', totals: { total: 5 } })).statusCode).toBe(201);
+    expect((await call(s.secret, 'GET', '/orders')).json().data).toHaveLength(1);
+    const shop = await connect(s.store.id);
+    const synced = await call(shop.key, 'POST', '/orders', { external_id: 'free-2', status: 'wc-processing', totals: { total: 5 } });
+    expect(synced.statusCode, synced.body).toBe(201);
+    expect((await call(s.secret, 'PATCH', `/orders/${synced.json().order.id}`, { status: 'shipped' })).statusCode).toBe(200);
+    const updates = (await call(shop.key, 'GET', '/connection/updates')).json().updates;
+    expect(updates.map((u: { external_id: string; status: string }) => [u.external_id, u.status])).toEqual([['free-2', 'shipped']]);
+    expect((await call(shop.key, 'GET', '/connection')).json().connection.orders_synced).toBe(1);
+  });
+});
+
+/** Every port a compose file publishes, as {service, hostIp, published, target}, from the short or the long syntax. */
+function publishedPorts(composeText: string) {
+  const compose = parseYaml(composeText) as { services: Record<string, { ports?: (string | number | Record<string, unknown>)[] }> };
+  return Object.entries(compose.services).flatMap(([service, def]) =>
+    (def.ports ?? []).map((entry) => {
+      if (typeof entry === 'object') {
+        return { service, hostIp: String(entry.host_ip ?? ''), published: String(entry.published ?? ''), target: String(entry.target) };
+      }
+      const parts = String(entry).split(':');
+      const target = parts.pop()!;
+      const published = parts.pop() ?? '';
+      return { service, hostIp: parts.join(':'), published, target };
+    }),
+  );
+}
+const temporalPorts = (text: string) => publishedPorts(text).filter((p) => p.service === 'temporal' || /^(7233|8233)$/.test(p.target));
+
+describe('docker compose publishes the Temporal UI (no sign-in) on 127.0.0.1 only (CTR-19)', () => {
+  it('every port of the Temporal container that docker-compose.yml publishes is bound to 127.0.0.1, and the UI is one of them', () => {
+    for (const file of ['docker-compose.yml', 'docker-compose.prod.yml']) {
+      const ports = temporalPorts(readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8'));
+      for (const p of ports) expect(p.hostIp, `${file}: ${JSON.stringify(p)}`).toBe('127.0.0.1');
+      if (file === 'docker-compose.yml') expect(ports.map((p) => p.target)).toContain('8233');
+    }
+  });
+
+  it('the check fails for a UI published on every interface, in either syntax', () => {
+    const open = `services:\n  temporal:\n    ports:\n      - "8233:8233"\n      - target: 7233\n        published: 7233\n`;
+    expect(temporalPorts(open).map((p) => p.hostIp)).toEqual(['', '']);
+    const bound = `services:\n  temporal:\n    ports:\n      - target: 8233\n        published: 8233\n        host_ip: 127.0.0.1\n`;
+    expect(temporalPorts(bound)).toEqual([{ service: 'temporal', hostIp: '127.0.0.1', published: '8233', target: '8233' }]);
   });
 });
