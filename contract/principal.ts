@@ -20,4 +20,6 @@ export interface Principal {
   storeDeliveryFee: string;
   /** The platform of a connection key's shop; null for other keys. */
   platform: 'platform_a' | 'platform_b' | null;
+  /** The host of a connection key's shop (null for other keys, and for a connection made without one). */
+  shopHost: string | null;
 }

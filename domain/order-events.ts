@@ -27,11 +27,12 @@ const isFulfilled = (s: EventState) => FULFILLED.has(s.status) || s.tracking_num
 
 /**
  * The events one change produces, in the order a receiver should see them (docs/orders.md, Events):
- * a new order gives order.created only; a change gives order.updated, then order.paid when payment
- * became paid, order.fulfilled when it first became fulfilled, and order.<status> when the status moved.
+ * a new order gives order.created, then order.paid when it arrives paid (a subscriber to order.paid
+ * hears of every paid order); a change gives order.updated, then order.paid when payment became paid,
+ * order.fulfilled when it first became fulfilled, and order.<status> when the status moved.
  */
 export function eventsForChange(before: EventState | null, after: EventState): OrderEventType[] {
-  if (!before) return ['order.created'];
+  if (!before) return after.payment_status === 'paid' ? ['order.created', 'order.paid'] : ['order.created'];
   const events: OrderEventType[] = ['order.updated'];
   if (after.payment_status === 'paid' && before.payment_status !== 'paid') events.push('order.paid');
   if (isFulfilled(after) && !isFulfilled(before)) events.push('order.fulfilled');

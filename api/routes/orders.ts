@@ -76,7 +76,13 @@ export async function orderRoutes(app: FastifyInstance) {
       return {
         results: outcomes.map((o) =>
           o.ok
-            ? { external_id: o.externalId, ok: true, action: o.result.action, ...(o.result.order ? { id: o.result.order.id } : {}) }
+            ? {
+                external_id: o.externalId,
+                ok: true,
+                action: o.result.action,
+                ...(o.result.order ? { id: o.result.order.id } : {}),
+                ...(o.result.warning ? { warning: o.result.warning } : {}),
+              }
             : { external_id: o.externalId, ok: false, error: o.message },
         ),
       };
@@ -109,7 +115,7 @@ export async function orderRoutes(app: FastifyInstance) {
       operationId: 'patchOrder',
       summary: 'Change status, tracking or comment',
       description:
-        'Status moves along the transitions of docs/orders.md. Cancelling an order of platform_a or platform_b needs that order’s own connection key (409 otherwise). A connection key changes only its own shop’s orders: any other answers 404.',
+        'Status moves along the transitions of docs/orders.md. Cancelling an order of platform_a or platform_b needs that order’s own connection key (409 otherwise). Any key with orders:write may otherwise change any order of its store, another connected shop’s key included (it gets the 409 for that cancel).',
       tag: 'Orders',
       params: OrderIdParams,
       body: OrderPatch,
@@ -128,7 +134,7 @@ export async function orderRoutes(app: FastifyInstance) {
       operationId: 'archiveOrder',
       summary: 'Archive an order',
       description:
-        'Orders are never hard-deleted; an archived order drops out of GET /orders unless include_archived=true. A connection key archives only its own shop’s orders: any other answers 404.',
+        'Orders are never hard-deleted; an archived order drops out of GET /orders unless include_archived=true. Any key with orders:write archives any order of its store, a connection key included.',
       tag: 'Orders',
       params: OrderIdParams,
       responses: { 200: { description: 'Archived', schema: ArchiveResult } },

@@ -58,13 +58,16 @@ const STATUS_BY_KIND = {
   service: Object.keys(SERVICE_STATUS_MAP),
 };
 /**
- * The input status in the document: an enum of every spelling some status_kind accepts (so a generator can type
- * it), the rule per kind in words, and the same lists machine-readable under x-status-by-kind.
+ * The input status in the document: the rule per kind in words, and the spellings each status_kind maps
+ * machine-readable under x-status-by-kind.
  */
 const INPUT_STATUS_DOC = {
-  enum: [...new Set([...Object.values(STATUS_BY_KIND).flat(), ...DRAFT_STATUSES])],
+  // No enum: a shop's custom platform status is accepted (kept as external_status); the lists are under x-status-by-kind.
+  examples: ['wc-processing', 'open', 'confirmed'],
   description:
-    'Interpreted according to status_kind; a value that kind does not know is 400 invalid_request with param status. ' +
+    'Interpreted according to status_kind. A service status that kind does not know is 400 invalid_request with param status; ' +
+    'a platform_a or platform_b status the mapping does not know (a shop’s custom status) is accepted: the order keeps its status ' +
+    '(pending when new), external_status holds the value, and the result carries a warning. ' +
     `platform_a: ${Object.keys(PLATFORM_A_STATUS_MAP).join(', ')}, each also with the prefix ${PLATFORM_A_PREFIXES.join(' or ')}. ` +
     `platform_b: ${Object.keys(PLATFORM_B_STATUS_MAP).join(', ')}. ` +
     `service: ${Object.keys(SERVICE_STATUS_MAP).join(', ')}. ` +
@@ -218,6 +221,10 @@ export const UpsertResult = z
     order: z.union([Order, z.null()]),
     action: z.enum(['created', 'updated', 'unchanged', 'skipped']),
     reason: z.string().optional().openapi({ description: 'Present when action is skipped.' }),
+    warning: z.string().optional().openapi({
+      description:
+        'Present when the order was kept but part of the input was not understood: an outside platform status the mapping does not know (the order keeps its status, pending when new; external_status holds the value).',
+    }),
   })
   .openapi('UpsertResult');
 export type UpsertResult = z.input<typeof UpsertResult>;
@@ -246,6 +253,10 @@ export const BatchResult = z
         action: z.enum(['created', 'updated', 'unchanged', 'skipped']).optional(),
         id: z.uuid().optional(),
         error: z.string().optional(),
+        warning: z
+          .string()
+          .optional()
+          .openapi({ description: 'As in UpsertResult: the order was kept, part of its input was not understood.' }),
       }),
     ),
   })

@@ -24,7 +24,7 @@ const money = () => numeric(15, 4);
 export const ORDERS = table('orders', {
   id: uuid(),
   store_id: uuid(),
-  /** 'api', 'native', or the connection id: external ids are unique per origin. */
+  /** 'api', 'native', or `<platform>:<shop host>` of a connected shop (services/orders/sender.ts originOf): external ids are unique per origin. */
   origin: text(),
   source: oneOf(ORDER_SOURCES),
   connection_id: uuid().nullable(),

@@ -88,7 +88,7 @@ export interface paths {
         post?: never;
         /**
          * Archive an order
-         * @description Orders are never hard-deleted; an archived order drops out of GET /orders unless include_archived=true. A connection key archives only its own shop’s orders: any other answers 404.
+         * @description Orders are never hard-deleted; an archived order drops out of GET /orders unless include_archived=true. Any key with orders:write archives any order of its store, a connection key included.
          *
          *     Key: A secret key (secret, legacy or connection key). Permission: orders:write.
          */
@@ -97,7 +97,7 @@ export interface paths {
         head?: never;
         /**
          * Change status, tracking or comment
-         * @description Status moves along the transitions of docs/orders.md. Cancelling an order of platform_a or platform_b needs that order’s own connection key (409 otherwise). A connection key changes only its own shop’s orders: any other answers 404.
+         * @description Status moves along the transitions of docs/orders.md. Cancelling an order of platform_a or platform_b needs that order’s own connection key (409 otherwise). Any key with orders:write may otherwise change any order of its store, another connected shop’s key included (it gets the 409 for that cancel).
          *
          *     Key: A secret key (secret, legacy or connection key). Permission: orders:write.
          */
@@ -709,6 +709,8 @@ export interface components {
             action: "created" | "updated" | "unchanged" | "skipped";
             /** @description Present when action is skipped. */
             reason?: string;
+            /** @description Present when the order was kept but part of the input was not understood: an outside platform status the mapping does not know (the order keeps its status, pending when new; external_status holds the value). */
+            warning?: string;
         };
         OrderInput: {
             /**
@@ -727,10 +729,12 @@ export interface components {
             /** @description Order number a shopper sees. */
             number?: string | number;
             /**
-             * @description Interpreted according to status_kind; a value that kind does not know is 400 invalid_request with param status. platform_a: pending, on-hold, processing, shipped, out-for-delivery, out_for_delivery, delivered, completed, cancelled, refunded, failed, each also with the prefix wc- or platform_a-. platform_b: open, partial, fulfilled, cancelled. service: pending, confirmed, shipped, out_for_delivery, completed, cancelled, delivered, fulfilled, processing, paid, canceled. Every kind: checkout-draft, auto-draft, draft, trash (the order is skipped, not stored). Matched after trimming, case-insensitively. How each maps onto the six order statuses: docs/orders.md.
-             * @enum {string}
+             * @description Interpreted according to status_kind. A service status that kind does not know is 400 invalid_request with param status; a platform_a or platform_b status the mapping does not know (a shop’s custom status) is accepted: the order keeps its status (pending when new), external_status holds the value, and the result carries a warning. platform_a: pending, on-hold, processing, shipped, out-for-delivery, out_for_delivery, delivered, completed, cancelled, refunded, failed, each also with the prefix wc- or platform_a-. platform_b: open, partial, fulfilled, cancelled. service: pending, confirmed, shipped, out_for_delivery, completed, cancelled, delivered, fulfilled, processing, paid, canceled. Every kind: checkout-draft, auto-draft, draft, trash (the order is skipped, not stored). Matched after trimming, case-insensitively. How each maps onto the six order statuses: docs/orders.md.
+             * @example wc-processing
+             * @example open
+             * @example confirmed
              */
-            status?: "pending" | "on-hold" | "processing" | "shipped" | "out-for-delivery" | "out_for_delivery" | "delivered" | "completed" | "cancelled" | "refunded" | "failed" | "wc-pending" | "wc-on-hold" | "wc-processing" | "wc-shipped" | "wc-out-for-delivery" | "wc-out_for_delivery" | "wc-delivered" | "wc-completed" | "wc-cancelled" | "wc-refunded" | "wc-failed" | "platform_a-pending" | "platform_a-on-hold" | "platform_a-processing" | "platform_a-shipped" | "platform_a-out-for-delivery" | "platform_a-out_for_delivery" | "platform_a-delivered" | "platform_a-completed" | "platform_a-cancelled" | "platform_a-refunded" | "platform_a-failed" | "open" | "partial" | "fulfilled" | "confirmed" | "paid" | "canceled" | "checkout-draft" | "auto-draft" | "draft" | "trash";
+            status?: string;
             /**
              * @description Defaults to the connection platform for a connection key, else service.
              * @enum {string}
@@ -805,6 +809,8 @@ export interface components {
                 /** Format: uuid */
                 id?: string;
                 error?: string;
+                /** @description As in UpsertResult: the order was kept, part of its input was not understood. */
+                warning?: string;
             }[];
         };
         OrderBatch: {

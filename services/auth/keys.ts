@@ -20,7 +20,7 @@ export interface KeyHit {
 const KEY_AND_COUNT = prepared(`
 with k as (
   select k.id, k.kind, k.scopes, k.origins, k.connection_id, k.store_id,
-    s.plan, s.paid_until, s.slug, s.name, s.currency, s.mode, s.published, s.standard_delivery_fee, c.platform
+    s.plan, s.paid_until, s.slug, s.name, s.currency, s.mode, s.published, s.standard_delivery_fee, c.platform, c.shop_host
   from api_keys k join stores s on s.id = k.store_id left join connections c on c.id = k.connection_id
   where k.key_hash = $1 and k.revoked_at is null
 ), touched as (
@@ -39,7 +39,7 @@ b as (
   returning c.bucket, c.count
 )
 select k.id, k.kind, k.scopes, k.origins, k.connection_id, k.store_id,
-  k.plan, k.paid_until, k.slug, k.name, k.currency, k.mode, k.published, k.standard_delivery_fee, k.platform,
+  k.plan, k.paid_until, k.slug, k.name, k.currency, k.mode, k.published, k.standard_delivery_fee, k.platform, k.shop_host,
   extract(epoch from w.ws)::bigint + 60 as reset_at,
   (select count from hits where bucket like 'key:%') as key_count,
   (select count from hits where bucket like 'visitor:%') as visitor_count
@@ -61,6 +61,7 @@ interface KeyRow {
   published: boolean;
   standard_delivery_fee: string;
   platform: 'platform_a' | 'platform_b' | null;
+  shop_host: string | null;
   reset_at: string | number;
   key_count: number;
   visitor_count: number | null;
@@ -87,6 +88,7 @@ export async function findKeyAndCount(em: EntityManager, keyHash: string, visito
       storePublished: sellsCatalogue(row),
       storeDeliveryFee: row.standard_delivery_fee,
       platform: row.platform,
+      shopHost: row.shop_host,
     },
     resetAt: Number(row.reset_at),
     keyCount: row.key_count,

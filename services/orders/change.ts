@@ -20,22 +20,21 @@ export interface OrderEditor {
   publicUrl: string;
 }
 
-/** A connection key changes only its own shop's orders; any other key, every order of its store. */
-const mayChange = (editor: OrderEditor, row: OrderRow) => editor.connectionId === null || row.connection_id === editor.connectionId;
+/** An order copied from an outside platform, which stays in charge of its payment, stock and cancellation. */
+const isOutside = (row: OrderRow) => row.source === 'platform_a' || row.source === 'platform_b';
 
 /**
- * Applies PATCH /orders/{id}: status (along the documented transitions), tracking, comment. Cancelling
- * an outside platform's order needs that order's own connection key (409 otherwise; nothing changes).
- * A connection key reaching an order of another shop, native or api gets 404, as if it were absent.
+ * Applies PATCH /orders/{id}: status (along the documented transitions), tracking, comment. Any key of the
+ * store with orders:write may change any of its orders (the spec's key table); only cancelling an outside
+ * platform's order needs that order's own connection key (409 otherwise; nothing changes).
  */
 export async function patchOrder(em: EntityManager, editor: OrderEditor, id: string, patch: OrderPatch) {
   return em.transactional(async (tx) => {
     const row = await findOrderRow(tx, editor.storeId, id, true);
-    if (!row || !mayChange(editor, row)) throw notFound('order');
+    if (!row) throw notFound('order');
     const status = patch.status ?? row.status;
     if (status !== row.status) {
-      const outside = row.source === 'platform_a' || row.source === 'platform_b';
-      if (status === 'cancelled' && outside && editor.connectionId !== row.connection_id) {
+      if (status === 'cancelled' && isOutside(row) && editor.connectionId !== row.connection_id) {
         throw new ApiError('conflict', `This order belongs to ${row.source}; cancel it there, not here.`, 'status');
       }
       if (!canTransition(row.status, status)) {
@@ -56,9 +55,10 @@ export async function patchOrder(em: EntityManager, editor: OrderEditor, id: str
       tracking.url !== row.tracking_url;
     // Nothing to change: no write, no event, updated_at stays (updated_since pollers see nothing new).
     if (!changed) return presentOrder(row, editor.publicUrl);
-    // Cash is collected at the door: a delivered COD order is paid.
+    // Cash is collected at the door: a delivered COD order is paid. Not an outside platform's order: that
+    // platform is in charge of its payment (spec, connected mode), and its next copy says whether it was paid.
     const payment =
-      row.is_cod && status === 'completed' && row.payment_status === 'unpaid'
+      row.is_cod && status === 'completed' && row.payment_status === 'unpaid' && !isOutside(row)
         ? inferPaymentStatus({ status, isCod: true })
         : row.payment_status;
     const [updated] = await tx.execute<OrderRow[]>(
@@ -89,11 +89,11 @@ export async function patchOrder(em: EntityManager, editor: OrderEditor, id: str
   });
 }
 
-/** Archives an order (never a hard delete); it then drops out of lists unless include_archived=true. A connection key archives only its own shop's orders. */
+/** Archives any order of the store (never a hard delete); it then drops out of lists unless include_archived=true. */
 export async function archiveOrder(em: EntityManager, editor: OrderEditor, id: string) {
   return em.transactional(async (tx) => {
     const row = await findOrderRow(tx, editor.storeId, id, true);
-    if (!row || !mayChange(editor, row)) throw notFound('order');
+    if (!row) throw notFound('order');
     if (!row.archived) {
       const [updated] = await tx.execute<OrderRow[]>(
         `update orders set archived = true, updated_at = now(), version = version + 1 where id = ? returning *`,

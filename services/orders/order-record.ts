@@ -54,6 +54,8 @@ export type OrderFacts = Override<
 > & {
   /** The status_kind the status was read with (the input's, else the key's default). */
   status_kind: StatusKind;
+  /** Set when an outside status was not in its platform's mapping: the order is kept with the default status. */
+  status_warning: string | null;
   delivered: boolean;
   payment_status_input: PaymentStatus | null;
 };
@@ -63,16 +65,24 @@ export type FactsResult = { facts: OrderFacts } | { skip: string };
 
 const money = (n: number | undefined) => (n === undefined ? null : toNumericString(toUnits(n)));
 
-/** Cleans and interprets one validated order input (status by status_kind, payment, items, text); a status it cannot read is the client's mistake. */
+/**
+ * Cleans and interprets one validated order input (status by status_kind, payment, items, text). A service
+ * status it cannot read is the client's mistake; an outside platform's status it does not know (a shop's
+ * custom status) never loses the order: the status stays as held (pending when new), with a warning.
+ */
 export function orderFacts(input: OrderInput, defaultKind: StatusKind): FactsResult {
   if (input.test) return { skip: 'test order (test: true) is not stored' };
   const kind = input.status_kind ?? defaultKind;
   let status: OrderStatus | null = null;
+  let statusWarning: string | null = null;
   if (input.status !== undefined) {
     const interpreted = interpretStatus(kind, input.status);
-    if (!interpreted.ok) throw new ApiError('invalid_request', `status: ${interpreted.message}`, 'status');
-    if (interpreted.skip !== undefined) return { skip: interpreted.skip };
-    status = interpreted.status;
+    if (!interpreted.ok) {
+      if (kind === 'service' || input.status.trim() === '')
+        throw new ApiError('invalid_request', `status: ${interpreted.message}`, 'status');
+      statusWarning = `${interpreted.message}; the order is kept with its current status (pending when new) and external_status holds the value`;
+    } else if (interpreted.skip !== undefined) return { skip: interpreted.skip };
+    else status = interpreted.status;
   }
   const customer = input.customer ?? {};
   const address = [cleanText(customer.address_line1), cleanText(customer.address_line2)].filter(Boolean).join(', ') || null;
@@ -95,6 +105,7 @@ export function orderFacts(input: OrderInput, defaultKind: StatusKind): FactsRes
     external_url: cleanText(input.admin_url) ?? null,
     status,
     status_kind: kind,
+    status_warning: statusWarning,
     delivered: input.delivered === true,
     payment_status_input: input.payment?.status ? paymentStatusFromInput(input.payment.status) : null,
     is_cod: input.payment?.is_cod === true,
@@ -127,7 +138,7 @@ export function orderFacts(input: OrderInput, defaultKind: StatusKind): FactsRes
     source_updated_at: input.updated_at ?? null,
   };
   // updated_at is left out of the fingerprint: a re-send that only moves the clock changes nothing.
-  const { source_updated_at: _ignored, ...fingerprinted } = facts;
+  const { source_updated_at: _ignored, status_warning: _warning, ...fingerprinted } = facts;
   const content_hash = createHash('sha256').update(JSON.stringify(fingerprinted)).digest('base64url');
   return { facts: { ...facts, content_hash } };
 }

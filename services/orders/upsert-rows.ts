@@ -29,7 +29,7 @@ export async function phoneHistory(tx: EntityManager, sender: OrderSender, facts
 /** The orders row for one input: status and payment resolved against the held copy, risk assessed. */
 export function toRow(facts: OrderFacts, old: OrderRow | null, history: PhoneHistory | undefined, sender: OrderSender): UpsertRow {
   const status = resolveStatus(facts, old);
-  const { payment_status_input: _p, delivered: _d, status: _s, status_kind: _k, archived, ...columns } = facts;
+  const { payment_status_input: _p, delivered: _d, status: _s, status_kind: _k, status_warning: _w, archived, ...columns } = facts;
   const risk = assessCodRisk({
     isCod: facts.is_cod,
     phone: facts.customer_phone,
@@ -61,13 +61,14 @@ const SELECTED = UPSERT_COLUMNS.map((n) => (n === 'created_at' ? `date_trunc('mi
 /**
  * The INSERT … ON CONFLICT of rows from JSON, `filter` (a condition on x) choosing which. Only a held
  * (locked) row is updated: a new row carries a fresh id, so a copy another request inserted meanwhile
- * is left intact and returns nothing (re-read).
+ * is left intact and returns nothing (re-read). A shop that connected again takes its orders over
+ * (connection_id), even when their content is the same.
  */
 const upsertSql = (filter: string) => `insert into orders as o (store_id, origin, source, connection_id, ${UPSERT_COLUMNS.join(', ')})
      select ?::uuid, ?, ?, ?::uuid, ${SELECTED.join(', ')} from jsonb_to_recordset(?::jsonb) as x(${COLUMNS}) where ${filter}
      on conflict (store_id, origin, external_id) where external_id is not null do update set
-       ${UPDATED.map((c) => `${c} = excluded.${c}`).join(', ')}, updated_at = now(), version = o.version + 1
-     where o.id = excluded.id and o.content_hash <> excluded.content_hash
+       ${UPDATED.map((c) => `${c} = excluded.${c}`).join(', ')}, connection_id = excluded.connection_id, updated_at = now(), version = o.version + 1
+     where o.id = excluded.id and (o.content_hash <> excluded.content_hash or o.connection_id is distinct from excluded.connection_id)
        and (excluded.source_updated_at is null or o.source_updated_at is null or excluded.source_updated_at >= o.source_updated_at)
      returning o.*, (o.xmax = 0) as inserted`;
 const WRITE_ORDERS = upsertSql('true');

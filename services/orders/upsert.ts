@@ -137,8 +137,10 @@ async function applyOnce(
   const writes: UpsertRow[] = [];
   const outcomes: (ItemOutcome | null)[] = round.map((facts) => {
     const old = held.get(facts.external_id) ?? null;
-    if (old && unchangedReason(facts, old)) {
-      return { ok: true, externalId: facts.external_id, result: { order: presentOrder(old, sender.publicUrl), action: 'unchanged' } };
+    const reason = unchangedReason(facts, old);
+    // The same content from a new connection of the same shop (reconnected) still moves the order to it.
+    if (old && (reason === 'stale' || (reason === 'same' && old.connection_id === sender.connectionId))) {
+      return outcomeOf(facts, { order: presentOrder(old, sender.publicUrl), action: 'unchanged' });
     }
     if (old) writes.push(rowFor(facts, old));
     return null;
@@ -156,7 +158,7 @@ async function applyOnce(
     if (!row) {
       // Not held when locked, yet present at the insert: another request created it meanwhile.
       if (!old) return RETRY;
-      return { ok: true, externalId: facts.external_id, result: { order: presentOrder(old, sender.publicUrl), action: 'unchanged' } };
+      return outcomeOf(facts, { order: presentOrder(old, sender.publicUrl), action: 'unchanged' });
     }
     const order = presentOrder(row, sender.publicUrl);
     const created = row.inserted === true;
@@ -164,8 +166,15 @@ async function applyOnce(
       events.push({ storeId: sender.storeId, order, type, backfill, actor: sender.actor, connectionId: sender.connectionId });
     }
     if (created || old?.status !== row.status) lines.push({ orderId: row.id, status: row.status, comment: null, actor: sender.actor });
-    return { ok: true, externalId: facts.external_id, result: { order, action: created ? 'created' : 'updated' } };
+    return outcomeOf(facts, { order, action: created ? 'created' : 'updated' });
   });
   await recordOrderEvents(tx, events, lines);
   return final;
 }
+
+/** An applied input's outcome, with the warning of a status the mapping did not know. */
+const outcomeOf = (facts: OrderFacts, result: UpsertResult): ItemOutcome => ({
+  ok: true,
+  externalId: facts.external_id,
+  result: facts.status_warning ? { ...result, warning: facts.status_warning } : result,
+});

@@ -130,6 +130,7 @@ describe('orders and tracking', () => {
     storeMode: 'full',
     storePublished: true,
     storeDeliveryFee: '0',
+    shopHost: null,
     platform: null,
   });
 

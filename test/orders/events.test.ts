@@ -34,9 +34,22 @@ async function tracked(client: ReturnType<typeof ordersApi>, body: Record<string
 }
 
 describe('order events: which change writes which events (docs/orders.md, Events)', () => {
-  it('a new order gives order.created only, whatever its state', async () => {
-    const { order } = await tracked(api, orderBody({ status: 'shipped', payment: { status: 'paid' }, tracking: { number: 'T1' } }));
+  it('a new order gives order.created only, whatever its status, when it is not paid', async () => {
+    const { order } = await tracked(api, orderBody({ status: 'shipped', payment: { status: 'pending' }, tracking: { number: 'T1' } }));
     expect(await eventTypes(t, order.id)).toEqual(['order.created']);
+    const cod = await tracked(api, orderBody({ status: 'confirmed', payment: { is_cod: true } }));
+    expect(await eventTypes(t, cod.order.id)).toEqual(['order.created']);
+  });
+
+  it('a new order that arrives paid gives order.created, then order.paid (said or inferred), and no second order.paid later', async () => {
+    const said = await tracked(api, orderBody({ status: 'shipped', payment: { status: 'paid' }, tracking: { number: 'T1' } }));
+    expect(await eventTypes(t, said.order.id)).toEqual(['order.created', 'order.paid']);
+    const body = orderBody({ status: 'confirmed' });
+    const inferred = await tracked(api, body);
+    expect(inferred.order.payment.status).toBe('paid');
+    expect(await eventTypes(t, inferred.order.id)).toEqual(['order.created', 'order.paid']);
+    await api.post({ ...body, status: 'shipped' });
+    expect(await inferred.since()).toEqual(['order.updated', 'order.fulfilled', 'order.shipped']);
   });
 
   it('confirmed → shipped gives order.updated, order.fulfilled, order.shipped', async () => {
@@ -165,7 +178,7 @@ describe('order events are handed to Temporal through the outbox, once each', ()
       secretsKey: t.config.secretsKey,
       policy: { allowLoopback: true },
     });
-    const { order } = await tracked(ordersApi(t, fresh.secret), orderBody({ status: 'confirmed' }));
+    const { order } = await tracked(ordersApi(t, fresh.secret), orderBody({ status: 'confirmed', payment: { is_cod: true } }));
     expect(await eventTypes(t, order.id)).toEqual(['order.created']);
     const rows = await sql<{ action: string; workflow_type: string; signal_name: string; search_attributes: unknown; args: unknown }>(
       t,
@@ -187,11 +200,12 @@ describe('order events are handed to Temporal through the outbox, once each', ()
     const { order } = await tracked(api, orderBody({ status: 'confirmed' }));
     await api.patch(order.id, { status: 'completed', comment: 'delivered' });
     const ids = (await sql<{ id: string }>(t, 'select id from order_events where order_id = ?', [order.id])).map((r) => r.id);
-    expect(ids).toHaveLength(4);
+    // order.created, order.paid (it arrived paid), order.updated, order.fulfilled, order.completed
+    expect(ids).toHaveLength(5);
     await vi.waitFor(
       async () => {
         const rows = await sql<{ n: number }>(t, 'select dispatch_count as n from order_events where order_id = ?', [order.id]);
-        expect(rows.map((r) => r.n)).toEqual([1, 1, 1, 1]);
+        expect(rows.map((r) => r.n)).toEqual([1, 1, 1, 1, 1]);
       },
       { timeout: 15_000, interval: 200 },
     );
@@ -201,7 +215,7 @@ describe('order events are handed to Temporal through the outbox, once each', ()
     expect(done.every((d) => d.done)).toBe(true);
     await new Promise((r) => setTimeout(r, 1500));
     const again = await sql<{ n: number }>(t, 'select dispatch_count as n from order_events where order_id = ?', [order.id]);
-    expect(again.map((r) => r.n)).toEqual([1, 1, 1, 1]);
+    expect(again.map((r) => r.n)).toEqual([1, 1, 1, 1, 1]);
   });
 
   it('backfill events are recorded but never handed over nor dispatched', async () => {

@@ -112,7 +112,7 @@ describe('PATCH /orders/{id} sets tracking and a comment, and keeps a status his
   });
 
   it('writes nothing for a patch that changes nothing (same status, same tracking, blank comment)', async () => {
-    const order = await create(api, { status: 'confirmed', tracking: { number: null, courier: 'Amana' } });
+    const order = await create(api, { status: 'confirmed', payment: { is_cod: true }, tracking: { number: null, courier: 'Amana' } });
     for (const patch of [{}, { status: 'confirmed' }, { tracking: { courier: 'Amana' } }, { comment: '  ' }]) {
       const res = await api.patch(order.id, patch);
       expect(res.statusCode).toBe(200);
@@ -133,14 +133,18 @@ describe('only an outside order’s own connection key may cancel it', () => {
     expect((await api.patch(order.id, { status: 'shipped' })).statusCode).toBe(200);
   });
 
-  it('answers 404 to another connection key of the same store (it changes only its own shop orders)', async () => {
+  it('answers 409 to another connected shop’s key of the same store and changes nothing (the spec’s cancel rule)', async () => {
     const own = await createTestConnection(t.orm, s.store.id, 'platform_b', 'https://b1.example');
     const stranger = await createTestConnection(t.orm, s.store.id, 'platform_b', 'https://b2.example');
     const order = await create(ordersApi(t, own.key), { status: 'open' });
     const strangerApi = ordersApi(t, stranger.key);
     expect((await strangerApi.get(order.id)).statusCode).toBe(200);
-    expect(errorOf(await strangerApi.patch(order.id, { status: 'cancelled' }))).toMatchObject({ status: 404, code: 'not_found' });
-    expect((await api.get(order.id)).json().order.status).toBe('confirmed');
+    expect(errorOf(await strangerApi.patch(order.id, { status: 'cancelled', comment: 'x' }))).toMatchObject({
+      status: 409,
+      code: 'conflict',
+      param: 'status',
+    });
+    expect((await api.get(order.id)).json().order).toEqual(order);
   });
 
   it('lets the order’s own connection key cancel it', async () => {

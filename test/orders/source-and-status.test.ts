@@ -90,8 +90,10 @@ describe('status_kind defaults to the key: a connection speaks its platform, oth
     expect(await statusOf(api, { status })).toBe(expected);
   });
 
-  it('refuses another platform’s word under the default kind', async () => {
-    expect(errorOf(await shopB.post(orderBody({ status: 'wc-processing' })))).toMatchObject({ status: 400, param: 'status' });
+  it('never reads another platform’s word under the default kind', async () => {
+    // platform_b does not know wc-processing: kept pending with a warning, never read as confirmed.
+    const res = await shopB.post(orderBody({ status: 'wc-processing' }));
+    expect(res.json()).toMatchObject({ action: 'created', order: { status: 'pending' }, warning: expect.any(String) });
     expect(errorOf(await api.post(orderBody({ status: 'on-hold' })))).toMatchObject({ status: 400, param: 'status' });
   });
 
@@ -109,6 +111,48 @@ describe('status_kind defaults to the key: a connection speaks its platform, oth
     const body = orderBody();
     delete body.status;
     expect((await api.post(body)).json().order.status).toBe('pending');
+  });
+});
+
+describe('an outside status the mapping does not know never loses the order (docs/orders.md)', () => {
+  it('a new order with a shop’s custom status is created pending, keeps external_status, and the result says why', async () => {
+    for (const [client, status] of [
+      [shopA, 'wc-awaiting-pickup'],
+      [shopB, 'on_hold_custom'],
+    ] as const) {
+      const body = orderBody({ status });
+      const res = await client.post(body);
+      expect(res.statusCode, res.body).toBe(201);
+      expect(res.json()).toMatchObject({ action: 'created', order: { status: 'pending', external_status: status } });
+      expect(res.json().warning).toMatch(/unknown platform_[ab] status .*kept with its current status/);
+    }
+  });
+
+  it('an order already held keeps its status when a custom status arrives, and the batch result carries the warning', async () => {
+    const body = orderBody({ status: 'wc-processing' });
+    const { order } = (await shopA.post(body)).json();
+    const res = await shopA.batch([{ ...body, status: 'wc-packed-by-warehouse', note: 'packing' }]);
+    expect(res.json().results).toEqual([
+      {
+        external_id: body.external_id,
+        ok: true,
+        action: 'updated',
+        id: order.id,
+        warning: expect.stringContaining('wc-packed-by-warehouse'),
+      },
+    ]);
+    expect((await shopA.get(order.id)).json().order).toMatchObject({
+      status: 'confirmed',
+      external_status: 'wc-packed-by-warehouse',
+      note: 'packing',
+    });
+  });
+
+  it('a service status it does not know stays a 400 (the caller’s own vocabulary)', async () => {
+    const body = orderBody({ status: 'teleported' });
+    expect(errorOf(await api.post(body))).toMatchObject({ status: 400, code: 'invalid_request', param: 'status' });
+    expect(errorOf(await shopA.post(orderBody({ status: '   ' })))).toMatchObject({ status: 400, param: 'status' });
+    expect(await orderCount(t, s.store.id, 'external_id = ?', [body.external_id])).toBe(0);
   });
 });
 

@@ -25,6 +25,65 @@ function templatePieces(source: string): string[][] {
   );
 }
 
+/**
+ * The names of a file's tests and describe blocks: the string literal a call opens with when a function
+ * follows it (`it('name', async () =>`, `describe('name', () =>`, `it.each(rows)('name %s', (a) =>`).
+ */
+function testNames(source: string): string[] {
+  const names: string[] = [];
+  const call =
+    /(?:\bit|\bdescribe|\btest|\))(?:\.(?:skip|only|concurrent|sequential|todo))*\(\s*(?:(['"`])((?:\\.|(?!\1)[^\\\n])*)\1|[A-Za-z_$][\w.$]*)\s*,\s*(?:\{[^{}]*\}\s*,\s*)?(?:async\s*)?(?:\(|function\b|\w+\s*=>)/g;
+  // A template's ${…}, and a name held in a variable, stand for anything, like it.each's %s.
+  for (const m of source.matchAll(call)) names.push(m[1] ? m[2]!.replace(/\\(.)/g, '$1').replace(/\$\{[^}]*\}/g, '%s') : '%s');
+  return names;
+}
+
+/**
+ * True when a quoted fragment is part of one test's name; or is a whole name built from values
+ * (`on %s`, `it.each(rows)('%s', …)`, `it(what, …)`) whose every value is a string literal of the file.
+ */
+function namesATest(fragment: string, names: string[], templates: string[][], source = ''): boolean {
+  const pieces = fragment
+    .split(/%[sjdi]/)
+    .map((p) => p.trim())
+    .filter((p) => p.length >= 4);
+  if (names.some((name) => pieces.every((piece) => name.includes(piece)))) return true;
+  if (templates.some((t) => t.some((piece) => piece.length >= 4 && fragment.includes(piece)))) return true;
+  return names
+    .filter((name) => /%[sjdi]/.test(name))
+    .some((name) => {
+      const pattern = name.split(/%[sjdi]/).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+      const m = new RegExp(`^${pattern.join('(.+?)')}$`).exec(fragment);
+      return !!m && m.slice(1).every((value) => ["'", '"', '`'].some((q) => source.includes(`${q}${value}${q}`)));
+    });
+}
+
+/** Paths a code cell cites (`api/routes/orders.ts`, `db/migrations`, `package.json`): backticked, with a slash or a file extension. */
+function citedPaths(code: string): string[] {
+  return [...code.matchAll(/`([^`\s]+)`/g)]
+    .map((m) => m[1]!)
+    .filter((p) => /^[.\w-]+(\/[.\w-]+)+\/?$/.test(p) || /^[\w.-]+\.(json|ya?ml|ts|mjs|md)$/.test(p) || p === 'Dockerfile');
+}
+
+/**
+ * Code names a cell cites right after a file (`services/orders/change.ts` patchOrder, `domain/x.ts` MAX_ITEMS;
+ * `TRACKING_*` a prefix) that the file no longer contains: the code moved and the row did not follow.
+ */
+function missingNames(code: string): string[] {
+  const missing: string[] = [];
+  for (const m of code.matchAll(/`([^`\s]+\.(?:ts|mjs))`([^`;]*)/g)) {
+    const file = `${repoRoot}${m[1]}`;
+    if (!existsSync(file)) continue;
+    const source = readFileSync(file, 'utf8');
+    const names = [...m[2]!.matchAll(/\b([A-Za-z_]\w*\*?)/g)].map((n) => n[1]!).filter((n) => /[A-Z_]/.test(n.replace(/^[A-Z]/, '')));
+    for (const name of names) {
+      const found = name.endsWith('*') ? source.includes(name.slice(0, -1)) : new RegExp(`\\b${name}\\b`).test(source);
+      if (!found) missing.push(`${m[1]} has no ${name}`);
+    }
+  }
+  return missing;
+}
+
 describe('docs/spec-coverage.md', () => {
   it('gives every row an id of its own and a test (or a pending or outside mark)', () => {
     expect(rows.length).toBeGreaterThan(150);
@@ -47,20 +106,30 @@ describe('docs/spec-coverage.md', () => {
           problems.push(`${row.id}: no file test/${m[1]}.test.ts`);
           continue;
         }
-        const source = plain(readFileSync(file, 'utf8'));
-        const templates = templatePieces(source);
+        const raw = readFileSync(file, 'utf8');
+        const names = testNames(raw).map(plain);
+        const templates = templatePieces(plain(raw));
         for (const [, quoted] of m[2]!.matchAll(/"([^"]+)"/g)) {
           for (const fragment of plain(quoted!)
             .split('…')
             .map((f) => f.trim().replace(/^,|,$/g, '').trim())
             .filter((f) => f.length >= 6)) {
-            const literal = fragment.split(/%[sj]/).every((piece) => piece.trim().length < 4 || source.includes(piece));
-            const templated = templates.some((pieces) => pieces.some((piece) => fragment.includes(piece)));
-            if (!literal && !templated) problems.push(`${row.id}: "${fragment}" is not a test of test/${m[1]}.test.ts`);
+            if (!namesATest(fragment, names, templates, plain(raw)))
+              problems.push(`${row.id}: "${fragment}" is not a test of test/${m[1]}.test.ts`);
           }
         }
       }
     }
+    expect(problems).toEqual([]);
+  });
+
+  it('cites code paths that exist, and the names it cites after a file are in that file', () => {
+    const problems = rows.flatMap((row) => [
+      ...citedPaths(row.code)
+        .filter((p) => !existsSync(`${repoRoot}${p}`))
+        .map((p) => `${row.id}: ${p}`),
+      ...missingNames(row.code).map((m) => `${row.id}: ${m}`),
+    ]);
     expect(problems).toEqual([]);
   });
 
@@ -74,6 +143,52 @@ describe('docs/spec-coverage.md', () => {
       rows.length - pending.length - outside.length,
       pending.length,
       outside.length,
+    ]);
+  });
+});
+
+describe('the checker of docs/spec-coverage.md can fail', () => {
+  const source = `
+describe('order events', () => {
+  it('a new order gives order.created', async () => {
+    expect(await types()).toEqual(['order.updated, order.paid']);
+  });
+  it.each([['a', 1]])('input %s is stored as %s', async (a, b) => {});
+});`;
+  const names = testNames(source);
+
+  it('reads test and describe names, and nothing else of the file', () => {
+    expect(names).toEqual(['order events', 'a new order gives order.created', 'input %s is stored as %s']);
+    expect(testNames('it(`${route} with ${key.name}: 403`, { timeout: 5 }, async () => {});')).toEqual(['%s with %s: 403']);
+  });
+
+  it('refuses a quoted name that is only text inside a test, or no text at all', () => {
+    expect(namesATest('a new order gives order.created', names, [])).toBe(true);
+    expect(namesATest('input %s is stored as %s', names, [])).toBe(true);
+    expect(namesATest('order.updated, order.paid', names, [])).toBe(false);
+    expect(namesATest('a deleted order gives nothing', names, [])).toBe(false);
+    // A name built from values: each value must be a string literal of the file, not any text.
+    const built = "const cases = [['401 without a key', 401]];\nfor (const [name] of cases) it(`on ${name}`, async () => {});";
+    expect(namesATest('on 401 without a key', testNames(built), [], built)).toBe(true);
+    expect(namesATest('on 402 with a coin', testNames(built), [], built)).toBe(false);
+  });
+
+  it('finds a cited name its file no longer has', () => {
+    expect(missingNames('`services/orders/change.ts` patchOrder, archiveOrder')).toEqual([]);
+    expect(missingNames('`services/orders/change.ts` patchOrder, mayChange (removed)')).toEqual([
+      'services/orders/change.ts has no mayChange',
+    ]);
+    expect(missingNames('`config/env.ts` TRACKING_*; `examples/plugin/plugin.ts` PULL_INTERVAL_MS')).toEqual([
+      'examples/plugin/plugin.ts has no PULL_INTERVAL_MS',
+    ]);
+  });
+
+  it('finds cited paths, and a moved one is missing', () => {
+    const code = '`services/orders/change.ts` patchOrder; `db/migrations` table; `package.json` (`node` devDependency)';
+    expect(citedPaths(code)).toEqual(['services/orders/change.ts', 'db/migrations', 'package.json']);
+    expect(existsSync(`${repoRoot}services/orders/moved-away.ts`)).toBe(false);
+    expect(citedPaths('`services/orders/moved-away.ts` patchOrder').filter((p) => !existsSync(`${repoRoot}${p}`))).toEqual([
+      'services/orders/moved-away.ts',
     ]);
   });
 });

@@ -4,6 +4,7 @@ import { bearer, createListeningTestApp, type TestApp } from '../helpers/app.js'
 import { createTestConnection, createTestStore, type TestStore } from '../helpers/store.js';
 import { connectedPlugin, mirroredOrder } from '../connections/fixtures.js';
 import { approveConnection } from '../../services/connections/codes.js';
+import { addProduct } from '../catalog/fixtures.js';
 
 let t: TestApp & { baseUrl: string };
 let s: TestStore;
@@ -302,8 +303,18 @@ describe('every address the API returns starts with the base host exactly (VER-2
         payload: { external_id: `v-${process.pid}`, totals: { total: 2 } },
       })
     ).json().order;
-    const urls = [me.store.url, me.store.tracking_url, order.tracking.page_url];
+    const product = await addProduct(t, s.store.id, { name: 'Mint' });
+    const checkout = await t.request({
+      method: 'POST',
+      url: '/api/v1/checkout/sessions',
+      headers: bearer(s.secret),
+      payload: { items: [{ product_id: product.id, quantity: 1 }] },
+    });
+    expect(checkout.statusCode, checkout.body).toBe(201);
+    const urls = [me.store.url, me.store.tracking_url, order.tracking.page_url, checkout.json().url];
+    expect(urls.every((url) => typeof url === 'string')).toBe(true);
     for (const url of urls) {
+      expect(new URL(url).host.startsWith('www.'), url).toBe(false);
       expect(url.startsWith(`${t.baseUrl}/`), url).toBe(true);
       expect(new URL(url).host).toBe(new URL(t.baseUrl).host);
     }

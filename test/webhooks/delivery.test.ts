@@ -121,6 +121,28 @@ describe('signed one-shot delivery to a real receiver', () => {
   });
 });
 
+describe('an order that arrives paid is heard by order.paid subscribers (docs/orders.md, Events)', () => {
+  it('delivers order.created then order.paid for an order created paid, and order.paid alone to an order.paid-only endpoint', async () => {
+    const receiver = await startReceiver();
+    const s = await storeWithWebhooks();
+    expect((await register(s, receiver.url('/all'))).statusCode).toBe(201);
+    expect((await register(s, receiver.url('/paid'), ['order.paid'])).statusCode).toBe(201);
+    const res = await order(s, { external_id: 'wh-paid', status: 'confirmed', payment: { status: 'paid' }, totals: { total: 12 } });
+    expect(res.statusCode, res.body).toBe(201);
+    await eventually(() => receiver.received.length === 3, 20_000, 'three deliveries');
+    await sleep(500);
+    const seen = (path: string) =>
+      receiver.received.filter((r) => r.path === path).map((r) => [r.headers['x-service-event'], JSON.parse(r.body).data.order.id]);
+    const id = res.json().order.id;
+    expect(seen('/all')).toEqual([
+      ['order.created', id],
+      ['order.paid', id],
+    ]);
+    expect(seen('/paid')).toEqual([['order.paid', id]]);
+    await receiver.close();
+  });
+});
+
 describe('every attempt is recorded', () => {
   it('the delivery row names endpoint, event, status code, duration and time; its id is the X-Service-Delivery, the event id the webhook-id', async () => {
     const receiver = await startReceiver((_r, res) => void res.writeHead(204).end());
