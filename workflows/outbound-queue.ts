@@ -16,9 +16,9 @@ export const OUTBOUND_QUEUE_PATCH = 'outbound-task-queue';
 /**
  * Retries of a send on the outbound queue: a store whose budget is spent is told to come back (a
  * retryable StoreOutboundBusy with its own short delay), so its sends wait out of any slot, for up to
- * scheduleToClose. The activity's claim makes every retry after the one attempt a no-op.
+ * scheduleToClose (attempts unbounded). The activity's claim makes every retry after the one attempt a no-op.
  */
-export const OUTBOUND_RETRY = { initialInterval: '1 second', maximumInterval: '20 seconds', maximumAttempts: 0 } as const;
+export const OUTBOUND_RETRY = { initialInterval: '1 second', maximumInterval: '20 seconds' } as const;
 
 /**
  * The outbound activities for a workflow: on the outbound queue of the workflow's own task queue
