@@ -140,7 +140,7 @@ function activitiesOf(events: HistoryEvent[]) {
 describe('untrusted outbound work runs apart from internal timers, within each store’s budget', () => {
   it('twenty push devices that never answer, on a store sending a burst of orders, delay neither another store’s push nor a checkout expiry', async () => {
     const noisy = await storeWithDevices(Array.from({ length: 20 }, (_, i) => `/hang/${i}`));
-    const burst = await Promise.all(Array.from({ length: 16 }, () => noisy.orders.post(orderBody())));
+    const burst = await Promise.all(Array.from({ length: 30 }, () => noisy.orders.post(orderBody())));
     for (const r of burst) expect(r.statusCode).toBe(201);
     // The flood is under way: the noisy store's devices hold their connections open.
     await eventually(() => receiver.hangingOn('/hang/') >= 20, 30_000, 'the noisy store’s pushes hanging');
@@ -155,7 +155,7 @@ describe('untrusted outbound work runs apart from internal timers, within each s
     const answered = Date.now();
     const quietOrderId = created.json().order.id as string;
 
-    // Unbudgeted on shared slots, the quiet push would wait behind 16 sends of 8 s on 6 slots (about 24 s).
+    // Unbudgeted on shared slots, the quiet push would wait behind 30 sends of 4 s (the device timeout) on 6 slots (about 20 s).
     await eventually(() => receiver.answered.some((r) => r.path === '/ok/quiet'), 30_000, 'the quiet store’s push');
     const pushDelay = receiver.answered.find((r) => r.path === '/ok/quiet')!.at - answered;
     const [session] = await sql<{ id: string }>(`select id from checkout_sessions where store_id = ?`, [quiet.storeId]);
