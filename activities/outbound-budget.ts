@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 
 /** The failure type an outbound activity throws when its store already has all its sends in flight. */
 export const STORE_OUTBOUND_BUSY = 'StoreOutboundBusy';
@@ -22,6 +22,8 @@ export class StoreOutboundBudget {
         message: `the store already has ${taken} outbound sends in flight (its budget): tried again shortly`,
         // Jittered so that a store's waiting sends do not all come back at the same moment.
         nextRetryDelay: 1000 + Math.floor(Math.random() * 2000),
+        // Expected under load, not an error: logged at debug level and left out of the failure metrics.
+        category: ApplicationFailureCategory.BENIGN,
       });
     this.inFlight.set(storeId, taken + 1);
     try {
