@@ -3,6 +3,7 @@ import type { ResolvedConfig } from '../config/env.js';
 import type { Resolver } from '../services/outbound/target.js';
 import type { LaneWakeups } from './lane-wakeups.js';
 import type { WorkerMetrics } from '../config/metrics.js';
+import type { StoreOutboundBudget, TargetCircuit } from './outbound-budget.js';
 
 /** What every activity may use: the activities' only door to I/O. */
 export interface ActivityDeps {
@@ -14,4 +15,8 @@ export interface ActivityDeps {
   laneWakeups?: LaneWakeups;
   /** Delivery and push counters (METRICS_PORT set); without them nothing is counted. */
   metrics?: WorkerMetrics;
+  /** Each store's share of the outbound worker (outbound worker only; without it nothing is limited per store). */
+  outboundBudget?: StoreOutboundBudget;
+  /** Targets that gave no answer lately (push devices, chat endpoints), skipped while they cool down. */
+  circuit?: TargetCircuit;
 }

@@ -27,3 +27,20 @@ export function createActivities(deps: ActivityDeps) {
     ...orderChatActivities(deps),
   } satisfies WorkflowActivities;
 }
+
+/**
+ * The activities that call tenants' receivers (webhook sends and replays, connection update pushes,
+ * new-order Web Push, chat messages): what the outbound worker hosts on its own task queue
+ * (workflows/outbound-queue.ts), so that they never take an internal timer's activity slot.
+ */
+export function createOutboundActivities(deps: ActivityDeps) {
+  const { pushDueUpdates, replayConnectionUpdates } = connectionActivities(deps);
+  return {
+    ...webhookLaneActivities(deps),
+    ...webhookActivities(deps),
+    pushDueUpdates,
+    replayConnectionUpdates,
+    ...orderPushActivities(deps),
+    ...orderChatActivities(deps),
+  } satisfies Partial<WorkflowActivities>;
+}

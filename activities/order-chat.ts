@@ -19,41 +19,51 @@ export function orderChatActivities(deps: ActivityDeps) {
      * Claims the order's chat message, then makes one attempt: a POST with the store's bearer token to its
      * message endpoint (outbound rules of webhooks). Skipped, with the reason recorded, when the store's
      * plan does not allow it, chat is off (or, when the order shipped, it has no template for that), or the
-     * shopper has no phone in international form.
+     * shopper has no phone in international form. Runs on one of the store's outbound turns
+     * (deps.outboundBudget); an endpoint that gave no answer lately is not tried while it cools down.
      */
     async sendOrderChat(input: OrderNotificationInput): Promise<OrderNotificationResult> {
-      const em = deps.orm.em.fork();
-      const occasion = input.occasion ?? 'created';
-      const claim = await claimOrderMessage(em, { storeId: input.storeId, orderId: input.orderId, channel: 'chat', occasion });
-      if (!claim) return { status: 'already_claimed', detail: `this order’s ${occasion} chat message was already attempted` };
-      const finish = async (status: 'sent' | 'failed' | 'skipped', detail: string) => {
-        await finishOrderMessage(em, claim, status, detail);
-        return { status, detail };
-      };
-      const facts = await orderFacts(em, input.storeId, input.orderId);
-      if (!facts) return finish('skipped', 'the order no longer exists');
-      if (!chatMessagesAllowed(facts)) return finish('skipped', 'chat order messages are for paid plans only');
-      const sender = await loadChatSender(em, input.storeId, openingKeys(deps.config));
-      if (!sender) return finish('skipped', 'chat order messages are turned off');
-      const to = e164Digits(facts.customerPhone);
-      if (!to) return finish('skipped', 'the shopper’s phone is missing or not in international form (+ and country code)');
-      const message =
-        occasion === 'created'
-          ? orderCreatedMessage(sender, to, { number: facts.number, total: facts.total, storeName: facts.storeName })
-          : orderShippedMessage(sender, to, { number: facts.number, trackingUrl: orderTrackingPageUrl(deps.config, input.orderId) });
-      if (!message) return finish('skipped', 'no template is set for shipped orders');
-      const result = await postOnce({
-        url: chatMessageUrl(sender),
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${sender.token}`, 'user-agent': USER_AGENT },
-        body: JSON.stringify(message),
-        timeoutMs: deps.config.webhookTimeoutMs,
-        policy: targetPolicy(deps.config),
-        keepReplyBytes: 400,
-        ...(deps.resolve ? { resolve: deps.resolve } : {}),
-      });
-      const template = message.type === 'template' ? (message.template as { name: string }).name : null;
-      if (result.ok) return finish('sent', `sent to +${to} (${template ? `template ${template}` : 'text'})`);
-      return finish('failed', `${result.error ?? 'failed'}${result.reply ? `: ${result.reply.replace(/\s+/g, ' ').slice(0, 300)}` : ''}`);
+      return deps.outboundBudget ? deps.outboundBudget.run(input.storeId, () => chatOnce(deps, input)) : chatOnce(deps, input);
     },
   };
+}
+
+/** The chat message of one order and occasion (claimed once). */
+async function chatOnce(deps: ActivityDeps, input: OrderNotificationInput): Promise<OrderNotificationResult> {
+  const em = deps.orm.em.fork();
+  const occasion = input.occasion ?? 'created';
+  const claim = await claimOrderMessage(em, { storeId: input.storeId, orderId: input.orderId, channel: 'chat', occasion });
+  if (!claim) return { status: 'already_claimed', detail: `this order’s ${occasion} chat message was already attempted` };
+  const finish = async (status: 'sent' | 'failed' | 'skipped', detail: string) => {
+    await finishOrderMessage(em, claim, status, detail);
+    return { status, detail };
+  };
+  const facts = await orderFacts(em, input.storeId, input.orderId);
+  if (!facts) return finish('skipped', 'the order no longer exists');
+  if (!chatMessagesAllowed(facts)) return finish('skipped', 'chat order messages are for paid plans only');
+  const sender = await loadChatSender(em, input.storeId, openingKeys(deps.config));
+  if (!sender) return finish('skipped', 'chat order messages are turned off');
+  const to = e164Digits(facts.customerPhone);
+  if (!to) return finish('skipped', 'the shopper’s phone is missing or not in international form (+ and country code)');
+  const message =
+    occasion === 'created'
+      ? orderCreatedMessage(sender, to, { number: facts.number, total: facts.total, storeName: facts.storeName })
+      : orderShippedMessage(sender, to, { number: facts.number, trackingUrl: orderTrackingPageUrl(deps.config, input.orderId) });
+  if (!message) return finish('skipped', 'no template is set for shipped orders');
+  const url = chatMessageUrl(sender);
+  if (deps.circuit?.isOpen(`${input.storeId} ${url}`))
+    return finish('failed', 'skipped: the chat message endpoint gave no answer lately (tried again after a minute)');
+  const result = await postOnce({
+    url,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${sender.token}`, 'user-agent': USER_AGENT },
+    body: JSON.stringify(message),
+    timeoutMs: deps.config.webhookTimeoutMs,
+    policy: targetPolicy(deps.config),
+    keepReplyBytes: 400,
+    ...(deps.resolve ? { resolve: deps.resolve } : {}),
+  });
+  deps.circuit?.record(`${input.storeId} ${url}`, result.status !== null);
+  const template = message.type === 'template' ? (message.template as { name: string }).name : null;
+  if (result.ok) return finish('sent', `sent to +${to} (${template ? `template ${template}` : 'text'})`);
+  return finish('failed', `${result.error ?? 'failed'}${result.reply ? `: ${result.reply.replace(/\s+/g, ' ').slice(0, 300)}` : ''}`);
 }

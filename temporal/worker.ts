@@ -1,11 +1,14 @@
 import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, bundleWorkflowCode, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import type { Logger } from 'pino';
-import { createActivities } from '../activities/index.js';
+import { createActivities, createOutboundActivities } from '../activities/index.js';
 import { LaneWakeups } from '../activities/lane-wakeups.js';
+import { StoreOutboundBudget, TargetCircuit } from '../activities/outbound-budget.js';
+import { outboundTaskQueue } from '../workflows/outbound-queue.js';
 import type { ResolvedConfig } from '../config/env.js';
 import { OutboxRelay } from './outbox-relay.js';
 import { ensureHousekeepingSchedules } from './schedules.js';
@@ -35,15 +38,29 @@ async function workflowBundle(tracing: TemporalTracing | null | undefined) {
 
 const quietBundlerLogger = { info() {}, debug() {}, trace() {}, log() {}, warn: console.warn, error: console.error };
 
+/** How the process shares its activity slots (tests make them small to prove the queues apart). */
+export interface WorkerTuning {
+  /** Activity slots of the internal worker: timers, expiries, housekeeping (its own task queue, TEMPORAL_TASK_QUEUE). */
+  internalSlots: number;
+  /** Activity slots of the outbound worker: everything that calls a tenant's receiver (`<queue>-outbound`). */
+  outboundSlots: number;
+  /** Outbound activities of one store (pushes, chat messages, replays) running at once in this process. */
+  outboundPerStore: number;
+}
+
+export const DEFAULT_WORKER_TUNING: WorkerTuning = { internalSlots: 100, outboundSlots: 100, outboundPerStore: 4 };
+
 export interface WorkerHandle {
   stop(): Promise<void>;
   relay: OutboxRelay;
 }
 
 /**
- * Runs the Temporal worker and the outbox relay until stopped, and makes sure the housekeeping
- * schedules exist. When Temporal is unreachable it keeps retrying; the relay keeps rows waiting in the
- * meantime.
+ * Runs the Temporal workers and the outbox relay until stopped, and makes sure the housekeeping
+ * schedules exist: the internal worker (every workflow, and the activities of internal timers) on
+ * TEMPORAL_TASK_QUEUE, and the outbound worker (the activities that call tenants' receivers, with each
+ * store's budget) on `<queue>-outbound`, each with slots of its own. When Temporal is unreachable it
+ * keeps retrying; the relay keeps rows waiting in the meantime.
  */
 export function startWorker({
   config,
@@ -51,6 +68,7 @@ export function startWorker({
   log,
   metrics: observed,
   tracing,
+  tuning = DEFAULT_WORKER_TUNING,
 }: {
   config: ResolvedConfig;
   orm: MikroORM;
@@ -59,6 +77,7 @@ export function startWorker({
   metrics?: WorkerMetricsSetup;
   /** Temporal's OpenTelemetry interceptors when tracing is on (loadTemporalTracing). */
   tracing?: TemporalTracing | null;
+  tuning?: WorkerTuning;
 }): WorkerHandle {
   installRuntimeOnce(log, observed);
   const metrics = observed?.metrics;
@@ -71,8 +90,10 @@ export function startWorker({
   const relay = new OutboxRelay({ orm, client, taskQueue: config.taskQueue, databaseUrl: config.databaseUrl, log, metrics });
   const laneWakeups = new LaneWakeups(config.databaseUrl, log);
   laneWakeups.start();
+  const circuit = new TargetCircuit();
+  const outboundBudget = new StoreOutboundBudget(tuning.outboundPerStore);
   let stopping = false;
-  let worker: Worker | undefined;
+  let workers: Worker[] = [];
 
   const loop = (async () => {
     while (!stopping) {
@@ -84,43 +105,75 @@ export function startWorker({
           (ids) => log.info({ schedules: ids }, 'housekeeping schedules ready'),
           (err: Error) => log.error({ err: err.message }, 'housekeeping schedules could not be created or updated'),
         );
-        worker = await Worker.create({
-          connection,
-          namespace: config.temporalNamespace,
-          taskQueue: config.taskQueue,
-          workflowBundle: await workflowBundle(tracing),
-          activities: createActivities({ orm, config, laneWakeups, metrics }),
-          // Tracing first: the metrics interceptor's work then happens inside the RunActivity span.
-          ...(metrics || tracing
+        const activityInterceptors =
+          metrics || tracing
             ? {
                 interceptors: {
                   activity: [...(tracing?.worker.activity ?? []), ...(metrics ? [activityMetricsInterceptor(metrics)] : [])],
                 },
               }
-            : {}),
-          // Mostly waiting on the network: a store's webhook lane holds one slot for as long as it sends
-          // (bounded by its own limits), so the slots bound how many stores send at once, not how fast.
-          maxConcurrentActivityTaskExecutions: 100,
+            : {};
+        const deps = { orm, config, laneWakeups, metrics, circuit };
+        const internal = await Worker.create({
+          connection,
+          namespace: config.temporalNamespace,
+          taskQueue: config.taskQueue,
+          workflowBundle: await workflowBundle(tracing),
+          // Every activity: workflows started before the outbound queue existed keep scheduling their
+          // sends here (workflows/outbound-queue.ts); new ones send on the outbound queue only.
+          activities: createActivities(deps),
+          // Tracing first: the metrics interceptor's work then happens inside the RunActivity span.
+          ...activityInterceptors,
+          // Internal timers and housekeeping: short database work, never a tenant's receiver.
+          maxConcurrentActivityTaskExecutions: tuning.internalSlots,
           // Each cached workflow keeps an isolate context; 500 took the worker past 1 GB in the webhook benchmark.
           maxCachedWorkflows: 100,
           shutdownGraceTime: '5s',
           ...(tracing ? { sinks: tracing.sinks } : {}),
         });
-        // Stopped while the worker was being made (npm start failing at its listener): it must not start
-        // running now, or stop() would wait on it for ever.
+        workers = [internal];
+        const outbound = await Worker.create({
+          connection,
+          namespace: config.temporalNamespace,
+          taskQueue: outboundTaskQueue(config.taskQueue),
+          identity: `${process.pid}@${hostname()} outbound`,
+          activities: createOutboundActivities({ ...deps, outboundBudget }),
+          ...activityInterceptors,
+          // Mostly waiting on the network: the slots bound how many sends run at once, each store's
+          // budget (tuning.outboundPerStore) how many of them one store may hold.
+          maxConcurrentActivityTaskExecutions: tuning.outboundSlots,
+          shutdownGraceTime: '5s',
+        });
+        workers = [internal, outbound];
+        // Stopped while the workers were being made (npm start failing at its listener): they must not start
+        // running now, or stop() would wait on them for ever.
         // A made worker holds native resources until it has run: run it to its end at once.
         if (stopping) {
-          await worker.runUntil(Promise.resolve()).catch(() => undefined);
+          await Promise.all(workers.map((w) => w.runUntil(Promise.resolve()).catch(() => undefined)));
           await connection.close().catch(() => undefined);
           break;
         }
-        log.info({ taskQueue: config.taskQueue }, 'temporal worker running');
-        await worker.run();
+        log.info(
+          { taskQueue: config.taskQueue, outboundTaskQueue: outboundTaskQueue(config.taskQueue) },
+          'temporal worker running (internal and outbound)',
+        );
+        // One stops (an error, a shutdown): the other is stopped too, and the loop makes both again.
+        const ran = await Promise.allSettled(
+          workers.map((w) =>
+            w.run().finally(() => {
+              for (const other of workers) if (other !== w && other.getState() === 'RUNNING') other.shutdown();
+            }),
+          ),
+        );
         await connection.close().catch(() => undefined);
+        const failed = ran.find((r) => r.status === 'rejected');
+        if (failed) throw failed.reason;
       } catch (err) {
+        // A worker made but never run (the other could not be made) holds native resources until it has run.
+        for (const w of workers) if (w.getState() === 'INITIALIZED') await w.runUntil(Promise.resolve()).catch(() => undefined);
         if (!stopping) log.warn({ err: (err as Error).message }, 'temporal worker stopped; reconnecting in 2 s');
       }
-      worker = undefined;
+      workers = [];
       if (!stopping) await new Promise((r) => setTimeout(r, 2000));
     }
   })();
@@ -133,7 +186,7 @@ export function startWorker({
       stopping = true;
       await relay.stop();
       await laneWakeups.stop();
-      if (worker && worker.getState() === 'RUNNING') worker.shutdown();
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await loop;
       await clientConnection.close().catch(() => undefined);
     },

@@ -97,7 +97,18 @@ export async function connectPages(app: FastifyInstance) {
     if (form.get('store') === 'new') {
       const input = newStoreInput(new URLSearchParams({ name: form.get('new_name') ?? '', currency: form.get('new_currency') ?? '' }));
       if (!input.ok) return back('invalid_request');
-      storeId = await createOwnedStore(app.orm.em, owner.id, { name: input.name, currency: input.currency });
+      try {
+        storeId = await createOwnedStore(app.orm.em, owner.id, { name: input.name, currency: input.currency });
+      } catch (err) {
+        // The account's store cap: said on the page, not sent back to the shop as a failed request.
+        if (!(err instanceof ApiError)) throw err;
+        return sendPage(
+          reply,
+          'Cannot create the store',
+          html`<div class="dash dash-narrow"><h1>Cannot create the store</h1><p class="errors">${err.message}</p><p>Pick one of your stores instead.</p></div>`,
+          { status: err.status },
+        );
+      }
     } else {
       // Not one of the owner's stores (or none picked): the same answer as a store that does not exist.
       const store = await findOwnedStore(app.orm.em, owner.id, form.get('store') ?? '');

@@ -1,4 +1,4 @@
-import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, setHandler, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import {
   replayUpdates,
   updatesQueued,
@@ -7,14 +7,17 @@ import {
   type WorkflowOf,
   type workflows,
 } from './definitions.js';
+import { outboundActivities } from './outbound-queue.js';
 
-const { pushDueUpdates, replayConnectionUpdates } = proxyActivities<ConnectionPushActivities>({
+const PUSH_OPTIONS: ActivityOptions = {
   // A push run keeps going while updates come in (at most a minute, plus its last push); it heartbeats,
   // so a worker that died is noticed after the heartbeat timeout.
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 5 },
-});
+};
+// On the outbound queue (a plugin's receiver is a tenant's), or where a run made before it scheduled them.
+const activities = () => outboundActivities<ConnectionPushActivities>({ legacy: PUSH_OPTIONS, outbound: PUSH_OPTIONS });
 
 /** Wakes at least this often even without a signal, in case a wake-up was missed. */
 const HEARTBEAT_MS = 15 * 60 * 1000;
@@ -40,9 +43,9 @@ export async function connectionPushWorkflow(input: ConnectionPushInput): Promis
     wake = false;
     if (replay) {
       replay = false;
-      await replayConnectionUpdates(input.connectionId);
+      await activities().replayConnectionUpdates(input.connectionId);
     }
-    const outcome = await pushDueUpdates(input.connectionId);
+    const outcome = await activities().pushDueUpdates(input.connectionId);
     if (outcome.stopped === 'disconnected') return;
     if (outcome.more) wake = true;
     nextMs = outcome.nextPushInMs;

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { StoreMode, StorePlan } from '../../domain/store.js';
 import { effectivePlan } from '../../domain/plan.js';
 import { isUuid } from '../../domain/uuid.js';
+import { ApiError } from '../../contract/errors.js';
 import { createStore, type NewStore } from '../stores.js';
 
 export interface OwnedStore {
@@ -47,9 +48,26 @@ const withPlanInForce = (row: OwnedStore): OwnedStore => ({
   paid_until: row.paid_until === null ? null : new Date(row.paid_until),
 });
 
-/** Creates a store owned by this owner, store and membership together or not at all. */
+/**
+ * Stores one account may own when it creates them itself (dashboard, connect page): each store has its
+ * own outbound budget, so stores without end would be budgets without end for one account. An operator
+ * can still make an account owner of more (`owner add`).
+ */
+export const STORES_PER_ACCOUNT = 20;
+
+/**
+ * Creates a store owned by this owner, store and membership together or not at all; refused (conflict)
+ * when the owner already has STORES_PER_ACCOUNT stores, counted under the owner's lock so a burst stops at it.
+ */
 export async function createOwnedStore(em: EntityManager, ownerId: string, input: NewStore): Promise<string> {
   return em.transactional(async (tx) => {
+    await tx.execute(`select pg_advisory_xact_lock(hashtextextended('owned-stores:' || ?::text, 0))`, [ownerId]);
+    const [owned] = await tx.execute<{ n: number }[]>(`select count(*)::int as n from owner_stores where owner_id = ?`, [ownerId]);
+    if (owned!.n >= STORES_PER_ACCOUNT)
+      throw new ApiError(
+        'conflict',
+        `An account can have at most ${STORES_PER_ACCOUNT} stores, and yours has ${owned!.n}. Ask the operator if you need more.`,
+      );
     const store = await createStore(tx, input);
     await tx.execute(`insert into owner_stores (owner_id, store_id, role) values (?, ?, 'owner')`, [ownerId, store.id]);
     return store.id;

@@ -20,7 +20,7 @@ export async function replayStoreDelivery(em: EntityManager, storeId: string, de
     deliveryId,
     storeId,
   ]);
-  return row ? replayDelivery(em, row.id) : null;
+  return row ? replayDelivery(em, row.id, { metered: true }) : null;
 }
 
 export interface HistoryLine {

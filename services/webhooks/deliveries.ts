@@ -45,10 +45,28 @@ export async function listDeliveries(
 }
 
 /**
+ * How many deliveries a store's owners may send again ("Send again" on the dashboard) in a sliding
+ * window: each is a workflow and one outbound POST, so clicking in a loop must not buy a store more of
+ * the outbound worker than its budget. The operator's CLI replay is not metered.
+ */
+export const REPLAY_BUDGET = { perStore: 10, windowSeconds: 60 } as const;
+
+export type Replayed = { id: string; replay_of: string };
+export type ReplayOutcome = Replayed | { retryAfterSeconds: number };
+
+/**
  * Sends a delivery again when an operator asks: a new attempt with a new delivery id, through the
  * outbox, to an endpoint that must still exist. Returns null when the delivery or its endpoint is gone.
+ * `metered` (the dashboard): refused with the seconds to wait once the store sent REPLAY_BUDGET.perStore
+ * again within the window (counted under a per-store lock, so a burst of clicks stops exactly at it).
  */
-export async function replayDelivery(em: EntityManager, deliveryId: string): Promise<{ id: string; replay_of: string } | null> {
+export function replayDelivery(em: EntityManager, deliveryId: string): Promise<Replayed | null>;
+export function replayDelivery(em: EntityManager, deliveryId: string, opts: { metered: true }): Promise<ReplayOutcome | null>;
+export async function replayDelivery(
+  em: EntityManager,
+  deliveryId: string,
+  opts: { metered?: boolean } = {},
+): Promise<ReplayOutcome | null> {
   return em.transactional(async (tx) => {
     const [original] = await tx.execute<
       { id: string; store_id: string; endpoint_id: string; event_id: string; event_type: string; order_id: string }[]
@@ -58,6 +76,10 @@ export async function replayDelivery(em: EntityManager, deliveryId: string): Pro
       [deliveryId],
     );
     if (!original) return null;
+    if (opts.metered) {
+      const wait = await replayWait(tx, original.store_id);
+      if (wait !== null) return { retryAfterSeconds: wait };
+    }
     const root = (
       await tx.execute<{ root: string }[]>(`select coalesce(replay_of, id) as root from webhook_deliveries where id = ?`, [deliveryId])
     )[0]!.root;
@@ -89,4 +111,16 @@ export async function replayDelivery(em: EntityManager, deliveryId: string): Pro
     ]);
     return { id, replay_of: root };
   });
+}
+
+/** Seconds until the store may send again, or null when it is within REPLAY_BUDGET; holds the store's replay lock to commit. */
+async function replayWait(tx: EntityManager, storeId: string): Promise<number | null> {
+  await tx.execute(`select pg_advisory_xact_lock(hashtextextended('webhook-replay:' || ?::text, 0))`, [storeId]);
+  const [row] = await tx.execute<{ n: number; oldest: number | null }[]>(
+    `select count(*)::int as n, extract(epoch from now() - min(created_at))::float8 as oldest from webhook_deliveries
+     where store_id = ? and replay_of is not null and created_at > now() - make_interval(secs => ?)`,
+    [storeId, REPLAY_BUDGET.windowSeconds],
+  );
+  if (row!.n < REPLAY_BUDGET.perStore) return null;
+  return Math.max(1, Math.ceil(REPLAY_BUDGET.windowSeconds - (row!.oldest ?? 0)));
 }

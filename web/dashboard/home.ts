@@ -1,3 +1,4 @@
+import { ApiError } from '../../contract/errors.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CONNECTED_SHOPS_PER_PLAN } from '../../domain/store.js';
 import { planEndWords } from './plan-end.js';
@@ -43,8 +44,13 @@ export async function homePages(app: FastifyInstance) {
   app.post('/stores', async (request, reply) => {
     const input = newStoreInput(formOf(request));
     if (!input.ok) return storeList(request, reply, { status: 400, error: input.message, name: formOf(request).get('name') ?? '' });
-    const id = await createOwnedStore(app.orm.em, request.ownerSession!.owner.id, { name: input.name, currency: input.currency });
-    return reply.redirect(storePath(id, '?done=created'), 303);
+    try {
+      const id = await createOwnedStore(app.orm.em, request.ownerSession!.owner.id, { name: input.name, currency: input.currency });
+      return reply.redirect(storePath(id, '?done=created'), 303);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return storeList(request, reply, { status: err.status, error: err.message, name: input.name });
+    }
   });
 
   app.get<{ Params: { storeId: string }; Querystring: { done?: string } }>('/stores/:storeId', async (request, reply) => {

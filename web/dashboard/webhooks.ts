@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ORDER_EVENT_TYPES } from '../../domain/order-events.js';
 import { replayStoreDelivery } from '../../services/dashboard/scoped.js';
-import { listDeliveries, type DeliveryView } from '../../services/webhooks/deliveries.js';
+import { listDeliveries, REPLAY_BUDGET, type DeliveryView } from '../../services/webhooks/deliveries.js';
 import { createEndpoint, deleteEndpoint, listEndpoints } from '../../services/webhooks/endpoints.js';
 import { ApiError } from '../../contract/errors.js';
 import { html, type SafeHtml } from '../html.js';
@@ -113,6 +113,14 @@ export async function webhookPages(app: FastifyInstance) {
         href: storePath(store.id, '/webhooks'),
         text: 'Back to the webhooks',
       });
+    if ('retryAfterSeconds' in replayed)
+      return sendMessage(
+        reply.header('retry-after', String(replayed.retryAfterSeconds)),
+        429,
+        'Sent again too often',
+        `This store sent ${REPLAY_BUDGET.perStore} deliveries again in the last minute, its limit. Try again in ${replayed.retryAfterSeconds} s.`,
+        { href: storePath(store.id, '/webhooks'), text: 'Back to the webhooks' },
+      );
     return reply.redirect(storePath(store.id, '/webhooks?done=replayed'), 303);
   });
 }
