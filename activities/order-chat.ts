@@ -4,7 +4,12 @@ import { chatMessageUrl, orderCreatedMessage, orderShippedMessage } from '../dom
 import { e164Digits } from '../domain/chat-phone.js';
 import { chatMessagesAllowed } from '../domain/plan.js';
 import { loadChatSender } from '../services/notifications/chat-settings.js';
-import { claimOrderMessage, finishOrderMessage } from '../services/notifications/order-messages.js';
+import {
+  CHAT_MESSAGES_PER_STORE_PER_HOUR,
+  claimOrderMessage,
+  finishOrderMessage,
+  recentChatMessages,
+} from '../services/notifications/order-messages.js';
 import { orderFacts } from '../services/notifications/order-facts.js';
 import { postOnce } from '../services/outbound/send.js';
 import type { OrderNotificationInput, OrderNotificationResult } from '../workflows/definitions.js';
@@ -50,6 +55,8 @@ async function chatOnce(deps: ActivityDeps, input: OrderNotificationInput): Prom
       ? orderCreatedMessage(sender, to, { number: facts.number, total: facts.total, storeName: facts.storeName })
       : orderShippedMessage(sender, to, { number: facts.number, trackingUrl: orderTrackingPageUrl(deps.config, input.orderId) });
   if (!message) return finish('skipped', 'no template is set for shipped orders');
+  if ((await recentChatMessages(em, input.storeId, claim)) >= CHAT_MESSAGES_PER_STORE_PER_HOUR)
+    return finish('skipped', `the store reached its limit of ${CHAT_MESSAGES_PER_STORE_PER_HOUR} chat messages an hour`);
   const url = chatMessageUrl(sender);
   if (deps.circuit?.isOpen(`${input.storeId} ${url}`))
     return finish('failed', 'skipped: the chat message endpoint gave no answer lately (tried again after a minute)');

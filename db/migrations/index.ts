@@ -14,6 +14,7 @@ import { Migration20261125000200 } from './Migration20261125000200.js';
 import { Migration20261125000300 } from './Migration20261125000300.js';
 import { Migration20261126004100 } from './Migration20261126004100.js';
 import { Migration20261126006100 } from './Migration20261126006100.js';
+import { Migration20261126006200 } from './Migration20261126006200.js';
 
 /** Every migration, oldest first; registered explicitly so a bundled build finds them. */
 export const migrationsList = [
@@ -33,4 +34,5 @@ export const migrationsList = [
   { name: 'Migration20261125000300', class: Migration20261125000300 },
   { name: 'Migration20261126004100', class: Migration20261126004100 },
   { name: 'Migration20261126006100', class: Migration20261126006100 },
+  { name: 'Migration20261126006200', class: Migration20261126006200 },
 ];

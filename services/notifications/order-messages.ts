@@ -24,6 +24,23 @@ export async function claimOrderMessage(em: EntityManager, key: OrderMessageKey)
   return row?.id ?? null;
 }
 
+/**
+ * Chat messages a store may send in an hour. Anyone can place an order with any phone number on a
+ * published store, so without a bound one visitor could make a store message strangers (at the store's
+ * cost, under its sender's name) as fast as orders can be placed.
+ */
+export const CHAT_MESSAGES_PER_STORE_PER_HOUR = 200;
+
+/** How many chat messages the store attempted in the last hour, the claim `except` left out. */
+export async function recentChatMessages(em: EntityManager, storeId: string, except: string): Promise<number> {
+  const [row] = await em.execute<{ n: number }[]>(
+    `select count(*)::int as n from order_messages
+      where store_id = ? and channel = 'chat' and status in ('sending', 'sent', 'failed') and created_at > now() - interval '1 hour' and id <> ?`,
+    [storeId, except],
+  );
+  return row!.n;
+}
+
 /** Records how a claimed message ended: sent, failed or skipped, with the reason people read. */
 export async function finishOrderMessage(em: EntityManager, id: string, status: Exclude<MessageStatus, 'sending'>, detail: string) {
   await em.execute(`update order_messages set status = ?, detail = ?, finished_at = now() where id = ?`, [

@@ -178,6 +178,29 @@ describe('chat order messages (WhatsApp Cloud API message endpoint)', () => {
   });
 });
 
+describe('a store sends a bounded number of chat messages', () => {
+  it('past its hourly limit an order gets no message, and the order says why', async () => {
+    const s = await storeWithChat();
+    // The hour's earlier messages, as the table holds them (anyone can place orders with any phone number).
+    await t.orm.em.fork().execute(
+      `insert into order_messages (store_id, order_id, channel, occasion, status, created_at)
+       select ?, gen_random_uuid(), 'chat', 'created', 'sent', now() - interval '30 minutes' from generate_series(1, 200)`,
+      [s.storeId],
+    );
+    const id = (await s.orders.post(orderBody({ customer: { name: 'R', phone: '+212600000500', country: 'MA' } }))).json().order
+      .id as string;
+    await eventually(async () => (await messagesOf(id))[0]?.status === 'skipped', 20_000, 'the skipped outcome');
+    expect((await messagesOf(id))[0]!.detail).toBe('the store reached its limit of 200 chat messages an hour');
+    expect(toNumber('212600000500')).toHaveLength(0);
+    // Messages older than an hour no longer count.
+    await t.orm.em
+      .fork()
+      .execute(`update order_messages set created_at = now() - interval '2 hours' where store_id = ? and order_id <> ?`, [s.storeId, id]);
+    await s.orders.post(orderBody({ customer: { name: 'R', phone: '+212600000501', country: 'MA' } }));
+    await eventually(() => toNumber('212600000501').length === 1, 20_000, 'the message once the hour passed');
+  });
+});
+
 describe('the chat message when the order ships', () => {
   it('goes out once, with the shipped template, the order number and its tracking page, when the store named that template', async () => {
     const s = await storeWithChat({ shipped: 'order_shipped' });
