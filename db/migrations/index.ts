@@ -12,6 +12,7 @@ import { Migration20261124000300 } from './Migration20261124000300.js';
 import { Migration20261125000100 } from './Migration20261125000100.js';
 import { Migration20261125000200 } from './Migration20261125000200.js';
 import { Migration20261125000300 } from './Migration20261125000300.js';
+import { Migration20261126005100 } from './Migration20261126005100.js';
 
 /** Every migration, oldest first; registered explicitly so a bundled build finds them. */
 export const migrationsList = [
@@ -29,4 +30,5 @@ export const migrationsList = [
   { name: 'Migration20261125000100', class: Migration20261125000100 },
   { name: 'Migration20261125000200', class: Migration20261125000200 },
   { name: 'Migration20261125000300', class: Migration20261125000300 },
+  { name: 'Migration20261126005100', class: Migration20261126005100 },
 ];

@@ -14,6 +14,7 @@ import { html } from '../html.js';
 import { formOf } from './guard.js';
 import { sendStorePage, storePath } from './layout.js';
 import { secretField, sendMessage, when } from './render.js';
+import { isConfirmed, sendConfirmation } from './confirm.js';
 import { csrfField } from './session.js';
 
 type Params = { Params: { storeId: string; connectionId: string }; Querystring: { done?: string } };
@@ -49,9 +50,9 @@ async function connectionsPage(
     cards.push(html`<section class="card"><h2 class="dash-url">${c.shop_name ?? c.shop_host ?? c.shop_url ?? c.id}</h2><table><tbody>
 <tr><th scope="row">Platform</th><td>${c.platform}</td></tr><tr><th scope="row">Shop</th><td class="mono">${c.site_url ?? c.shop_url ?? '—'}</td></tr>
 <tr><th scope="row">Status</th><td><span class="dash-status">${c.status}</span>${c.status_detail ? html` <span class="muted">${c.status_detail}</span>` : ''}</td></tr>
-<tr><th scope="row">Last heartbeat</th><td>${when(c.last_heartbeat_at)}</td></tr><tr><th scope="row">Plugin version</th><td>${c.plugin_version ?? '—'}</td></tr>
+<tr><th scope="row">Last heartbeat</th><td>${when(c.last_heartbeat_at, store.time_zone)}</td></tr><tr><th scope="row">Plugin version</th><td>${c.plugin_version ?? '—'}</td></tr>
 <tr><th scope="row">Platform version</th><td>${c.platform_version ?? '—'}</td></tr><tr><th scope="row">Updates go by</th><td>${c.push_url ? html`push to <span class="mono">${c.push_url}</span>` : 'pull only'}</td></tr>
-<tr><th scope="row">Orders synced</th><td>${view.orders_synced} (last ${when(view.last_order_at)})</td></tr><tr><th scope="row">Updates</th><td>${c.waiting} waiting, ${c.failed} failed</td></tr>
+<tr><th scope="row">Orders synced</th><td>${view.orders_synced} (last ${when(view.last_order_at, store.time_zone)})</td></tr><tr><th scope="row">Updates</th><td>${c.waiting} waiting, ${c.failed} failed</td></tr>
 </tbody></table><h3>Waiting and failed updates</h3>${updates}
 <p>${c.status === 'active' && c.waiting + c.failed > 0 ? action('replay', 'Send again') : ''} ${c.status === 'active' ? action('disconnect', 'Disconnect this shop', true) : ''}</p></section>`);
   }
@@ -121,7 +122,7 @@ export async function connectionPages(app: FastifyInstance) {
   });
 
   for (const action of ['replay', 'disconnect'] as const) {
-    app.post<Params>(`/stores/:storeId/connections/:connectionId/${action}`, async (request, reply) => {
+    const handler = async (request: FastifyRequest<Params>, reply: FastifyReply) => {
       const store = request.ownedStore!;
       const connection = await findStoreConnection(app.orm.em, store.id, request.params.connectionId);
       if (!connection)
@@ -130,11 +131,25 @@ export async function connectionPages(app: FastifyInstance) {
           text: 'Back to the connections',
         });
       if (action === 'disconnect') {
+        if (!isConfirmed(request))
+          return sendConfirmation(request, reply, {
+            tab: 'connections',
+            title: 'Disconnect this shop?',
+            item: `${connection.shop_name ?? connection.shop_host ?? connection.id} (${connection.site_url ?? connection.shop_url ?? connection.platform})`,
+            consequence:
+              'Its connection key stops working at once and no more updates are pushed to it. The orders already copied stay. To connect it again, the owner uses the plugin’s “Connect” button.',
+            action: storePath(store.id, `/connections/${connection.id}/disconnect`),
+            button: 'Disconnect the shop',
+            back: '/connections',
+          });
         await disconnectFromDashboard(app.orm.em, connection.id);
         return reply.redirect(storePath(store.id, '/connections?done=disconnected'), 303);
       }
       const count = await replayUpdates(app.orm.em, connection.id);
       return reply.redirect(storePath(store.id, `/connections?done=replayed-${count}`), 303);
-    });
+    };
+    app.post<Params>(`/stores/:storeId/connections/:connectionId/${action}`, handler);
+    // The confirmation page of a disconnect may be opened by a link as well.
+    if (action === 'disconnect') app.get<Params>(`/stores/:storeId/connections/:connectionId/${action}`, handler);
   }
 }

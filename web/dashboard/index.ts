@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { pageError } from '../errors.js';
 import { connectPages } from '../connect.js';
+import { accountPages } from './account.js';
 import { authPages } from './auth.js';
 import { connectionPages } from './connections.js';
 import { installGuard } from './guard.js';
@@ -36,6 +37,7 @@ export async function dashboardPages(app: FastifyInstance) {
       dashboard.setNotFoundHandler((_request, reply) => sendMessage(reply, 404, 'Not found', 'There is no such page in the dashboard.'));
       for (const pages of [
         authPages,
+        accountPages,
         homePages,
         keyPages,
         webhookPages,

@@ -8,6 +8,7 @@ import { html, type SafeHtml } from '../html.js';
 import { formOf } from './guard.js';
 import { sendStorePage, storePath } from './layout.js';
 import { secretField, sendMessage, when } from './render.js';
+import { isConfirmed, sendConfirmation } from './confirm.js';
 import { csrfField } from './session.js';
 
 type Params = { Params: { storeId: string; endpointId: string; deliveryId: string }; Querystring: { done?: string } };
@@ -21,7 +22,7 @@ function deliveriesTable(request: FastifyRequest, reply: FastifyReply, rows: Del
   if (!rows.length) return html`<p class="muted">No deliveries yet.</p>`;
   const store = request.ownedStore!;
   return html`<div class="dash-scroll"><table class="dash-compact"><thead><tr><th>When</th><th>Event</th><th>Result</th><th>Code</th><th>Time</th><th>Error</th><th></th></tr></thead><tbody>${rows.map(
-    (d) => html`<tr><td>${when(d.created_at)}${d.replay_of ? html`<br><span class="muted">sent again</span>` : ''}</td>
+    (d) => html`<tr><td>${when(d.created_at, store.time_zone)}${d.replay_of ? html`<br><span class="muted">sent again</span>` : ''}</td>
 <td>${d.event_type}<br><a href="${storePath(store.id, `/orders/${d.order_id}`)}">order</a></td><td class="${d.status === 'delivered' ? 'ok' : d.status === 'failed' ? 'error' : ''}">${d.status}</td>
 <td>${d.response_status ?? '—'}</td><td>${d.duration_ms === null ? '—' : `${d.duration_ms} ms`}</td><td>${d.error ?? ''}</td>
 <td><form method="post" action="${storePath(store.id, `/webhooks/deliveries/${d.id}/replay`)}">${csrfField(request, reply, 'session')}<button type="submit" class="dash-small">Send again</button></form></td></tr>`,
@@ -39,7 +40,7 @@ async function webhooksPage(
   const list = endpoints.map(
     (
       e,
-    ) => html`<section class="card"><h2 class="mono dash-url">${e.url}</h2><p class="muted">Events: ${e.events.join(', ')} · added ${when(e.created_at)}</p>
+    ) => html`<section class="card"><h2 class="mono dash-url">${e.url}</h2><p class="muted">Events: ${e.events.join(', ')} · added ${when(e.created_at, store.time_zone)}</p>
 <form method="post" action="${storePath(store.id, `/webhooks/${e.id}/delete`)}">${csrfField(request, reply, 'session')}<button type="submit" class="dash-small dash-danger">Delete this endpoint</button></form>
 <h3>Recent deliveries</h3>${deliveriesTable(request, reply, deliveries.filter((d) => d.endpoint_id === e.id).slice(0, SHOWN_PER_ENDPOINT))}</section>`,
   );
@@ -89,20 +90,37 @@ export async function webhookPages(app: FastifyInstance) {
     }
   });
 
-  app.post<Params>('/stores/:storeId/webhooks/:endpointId/delete', async (request, reply) => {
+  const remove = async (request: FastifyRequest<Params>, reply: FastifyReply) => {
     const store = request.ownedStore!;
+    const notFound = () =>
+      sendMessage(reply, 404, 'Not found', 'This store has no such webhook endpoint.', {
+        href: storePath(store.id, '/webhooks'),
+        text: 'Back to the webhooks',
+      });
+    if (!isConfirmed(request)) {
+      const endpoint = (await listEndpoints(app.orm.em, store.id)).find((e) => e.id === request.params.endpointId);
+      if (!endpoint) return notFound();
+      return sendConfirmation(request, reply, {
+        tab: 'webhooks',
+        title: 'Delete this endpoint?',
+        item: endpoint.url,
+        consequence:
+          'Nothing more is sent to this address, deliveries still waiting for it are cancelled, and its signing secret is gone for good.',
+        action: storePath(store.id, `/webhooks/${endpoint.id}/delete`),
+        button: 'Delete the endpoint',
+        back: '/webhooks',
+      });
+    }
     try {
       await deleteEndpoint(app.orm.em, store.id, request.params.endpointId);
     } catch (err) {
-      if (err instanceof ApiError && err.code === 'not_found')
-        return sendMessage(reply, 404, 'Not found', 'This store has no such webhook endpoint.', {
-          href: storePath(store.id, '/webhooks'),
-          text: 'Back to the webhooks',
-        });
+      if (err instanceof ApiError && err.code === 'not_found') return notFound();
       throw err;
     }
     return reply.redirect(storePath(store.id, '/webhooks?done=deleted'), 303);
-  });
+  };
+  app.get<Params>('/stores/:storeId/webhooks/:endpointId/delete', remove);
+  app.post<Params>('/stores/:storeId/webhooks/:endpointId/delete', remove);
 
   app.post<Params>('/stores/:storeId/webhooks/deliveries/:deliveryId/replay', async (request, reply) => {
     const store = request.ownedStore!;
