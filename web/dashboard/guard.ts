@@ -16,6 +16,8 @@ declare module 'fastify' {
 }
 
 const FORM_LIMIT = 64 * 1024;
+/** A form with a file (the products CSV import): the whole body, file included. */
+export const UPLOAD_LIMIT = 2 * 1024 * 1024;
 
 /** The submitted form (empty for a request without one). */
 export const formOf = (request: FastifyRequest) => (request.body instanceof URLSearchParams ? request.body : new URLSearchParams());
@@ -37,6 +39,23 @@ export function signInRedirect(reply: FastifyReply, next: string) {
 export function installGuard(app: FastifyInstance) {
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, body, done) =>
     done(null, new URLSearchParams(body as string)),
+  );
+  // A file input needs multipart/form-data. It is read into the same URLSearchParams as any form, a file's
+  // field holding the file's text, so the guard's checks (form token, NUL) see every field alike.
+  app.addContentTypeParser(
+    'multipart/form-data',
+    { parseAs: 'buffer', bodyLimit: UPLOAD_LIMIT },
+    async (request: FastifyRequest, body: Buffer) => {
+      let parts: FormData;
+      try {
+        parts = await new Response(body, { headers: { 'content-type': request.headers['content-type'] ?? '' } }).formData();
+      } catch {
+        throw Object.assign(new Error('The form could not be read (a broken multipart body).'), { statusCode: 400 });
+      }
+      const form = new URLSearchParams();
+      for (const [name, value] of parts.entries()) form.append(name, typeof value === 'string' ? value : await value.text());
+      return form;
+    },
   );
   app.addHook('preHandler', async (request, reply) => {
     // PostgreSQL text cannot hold NUL; refusing it here keeps every page's input storable.

@@ -10,6 +10,7 @@ import { keyPages } from './keys.js';
 import { notificationPages } from './notifications.js';
 import { orderDetailPages } from './order-detail.js';
 import { orderListPages } from './orders.js';
+import { productPages } from './products.js';
 import { pwaPages } from './pwa.js';
 import { sendMessage } from './render.js';
 import { settingsPages } from './settings.js';
@@ -43,6 +44,7 @@ export async function dashboardPages(app: FastifyInstance) {
         webhookPages,
         orderListPages,
         orderDetailPages,
+        productPages,
         connectionPages,
         settingsPages,
         notificationPages,

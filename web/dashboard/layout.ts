@@ -7,6 +7,7 @@ import { csrfField } from './session.js';
 export const TABS = [
   ['overview', 'Overview', ''],
   ['orders', 'Orders', '/orders'],
+  ['products', 'Products', '/products'],
   ['keys', 'Keys', '/keys'],
   ['webhooks', 'Webhooks', '/webhooks'],
   ['connections', 'Connections', '/connections'],
