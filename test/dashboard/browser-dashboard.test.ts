@@ -129,6 +129,12 @@ describe.runIf(hasChromium)('the dashboard in a browser', () => {
       // Revoking the key: the API refuses it from the next request.
       await page.click('nav.dash-tabs >> text=Keys');
       await page.click('button:has-text("Revoke")');
+      // Nothing happens on one click: the confirmation page names the key first.
+      await page.waitForSelector('h1:has-text("Revoke this key?")');
+      expect(await page.locator('#confirm-item').textContent()).toContain(key.slice(0, 16));
+      expect((await api('/me', key)).status).toBe(200);
+      await screenshot(page, 'dashboard-confirm');
+      await page.click('button:has-text("Revoke the key")');
       await page.waitForSelector('text=The key is revoked');
       expect((await api('/me', key)).status).toBe(401);
 

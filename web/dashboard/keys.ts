@@ -84,7 +84,7 @@ async function keysPage(
     : html``;
   const table = keys.length
     ? html`<div class="dash-scroll"><table><thead><tr><th>Kind</th><th>Prefix</th><th>Permissions</th><th>Allowed websites</th><th>Created</th><th>Last used</th><th>Revoked</th></tr></thead><tbody>${rows}</tbody></table></div>`
-    : html`<p>No keys yet.</p>`;
+    : html`<p class="dash-empty">No keys yet. Create one below: a secret key for your server or plugin, a publishable key for your website's browser code.</p>`;
   return sendStorePage(request, reply, 'keys', 'API keys', html`${created}${table}${createForm(request, reply)}`, {
     status: opts.status ?? 200,
     error: opts.error ?? null,
