@@ -24,7 +24,8 @@ export function issueText(issues: z.core.$ZodIssue[], optionOf?: (field: string)
     .map((i) => {
       const path = i.path.map(String);
       const name = optionOf ? optionOf(path[0] ?? '') : path.join('.') || 'product';
-      return `${name} ${i.message}`;
+      // zod's word for a missing value of a union (price: number or text) says too little.
+      return `${name} ${i.message === 'Invalid input' ? 'is missing or not a valid value' : i.message}`;
     })
     .join('; ');
 }

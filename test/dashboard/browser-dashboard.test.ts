@@ -113,7 +113,7 @@ describe.runIf(hasChromium)('the dashboard in a browser', () => {
       await page.click('button:has-text("Save")');
       await page.waitForSelector('text=Saved.');
       const history = await page.locator('h2:has-text("Status history") + div').textContent();
-      expect(history).toContain('shipped');
+      expect(history).toContain('Shipped');
       expect(history).toContain('Left the warehouse');
       await screenshot(page, 'dashboard-order');
       const order = ((await (await api(`/orders/${orderId}`, key)).json()) as Json).order;

@@ -92,7 +92,7 @@ describe('products', () => {
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('Imported 2 of 4 product(s).');
     const failures = /<table[^>]*id="import-failures"[\s\S]*?<\/table>/.exec(res.body)![0];
-    expect(failures).toMatch(/<td>3<\/td><td>No price<\/td><td>price /);
+    expect(failures).toMatch(/<td>3<\/td><td>No price<\/td><td>price is missing or not a valid value/);
     expect(failures).toMatch(/<td>5<\/td><td>Bad stock<\/td>/);
     const names = (await catalogue()).map((p) => p.name).sort();
     expect(names).toEqual(['Saffron', 'Tea, green']);
