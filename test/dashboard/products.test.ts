@@ -104,6 +104,15 @@ describe('products', () => {
       page('/products'),
     );
     expect(wrong.statusCode).toBe(400);
+    // Only the import takes a file (and its larger body).
+    const elsewhere = await c.postMultipart(
+      page('/settings'),
+      { name: 'X' },
+      { file: { name: 'x.csv', type: 'text/csv', text: csv } },
+      page('/settings'),
+    );
+    expect(elsewhere.statusCode).toBe(400);
+    expect(elsewhere.body, elsewhere.body.slice(-600)).toContain('This form does not take a file.');
     expect(wrong.body).toContain('Nothing imported: the first line must name the columns'.replace('the first', 'The first'));
   });
 

@@ -12,6 +12,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Dashboard and connect pages a signed-out visitor may open (sign in, sign up, the connect page). */
     dashboardPublic?: boolean;
+    /** A form with a file input (multipart/form-data, up to UPLOAD_LIMIT); every other form is URL-encoded. */
+    acceptsFile?: boolean;
   }
 }
 
@@ -42,6 +44,11 @@ export function installGuard(app: FastifyInstance) {
   );
   // A file input needs multipart/form-data. It is read into the same URLSearchParams as any form, a file's
   // field holding the file's text, so the guard's checks (form token, NUL) see every field alike.
+  // Only the forms with a file take this larger body: elsewhere it is refused before it is read.
+  app.addHook('preParsing', async (request) => {
+    if (request.headers['content-type']?.toLowerCase().startsWith('multipart/form-data') && !request.routeOptions.config.acceptsFile)
+      throw Object.assign(new Error('This form does not take a file.'), { statusCode: 415 });
+  });
   app.addContentTypeParser(
     'multipart/form-data',
     { parseAs: 'buffer', bodyLimit: UPLOAD_LIMIT },

@@ -237,7 +237,7 @@ export async function productPages(app: FastifyInstance) {
     return reply.redirect(storePath(store.id, '/products?done=created'), 303);
   });
 
-  app.post<Params>('/stores/:storeId/products/import', async (request, reply) => {
+  app.post<Params>('/stores/:storeId/products/import', { config: { acceptsFile: true } }, async (request, reply) => {
     const store = request.ownedStore!;
     let items: Record<string, unknown>[];
     try {
