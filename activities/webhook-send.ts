@@ -46,7 +46,11 @@ export function sendWebhook(
   claimed: ClaimedDelivery,
   body: Buffer,
   secret: string,
-  deps: { config: ResolvedConfig; resolve?: Resolver | undefined; agents?: OutboundAgents },
+  deps: {
+    config: Pick<ResolvedConfig, 'webhookTimeoutMs' | 'allowLoopbackTargets'>;
+    resolve?: Resolver | undefined;
+    agents?: OutboundAgents;
+  },
 ): Promise<OutboundResult> {
   const timestamp = Math.floor(Date.now() / 1000);
   return postOnce({

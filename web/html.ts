@@ -54,6 +54,7 @@ main:has(>.dash){max-width:1080px}.dash-narrow{max-width:560px;margin:0 auto}.da
 .dash-filters{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:.25rem .75rem;align-items:end}.dash-filters label{margin-top:0}
 .dash-status{display:inline-block;padding:.05rem .5rem;border-radius:999px;background:#eef3fb;font-size:.85rem}.dash-url{font-size:1rem;word-break:break-all}
 footer.badge{max-width:720px;margin:1.5rem auto;padding:0 1rem;text-align:center;font-size:.85rem}footer.badge a{color:var(--muted)}
+.dash-actions{display:flex;flex-wrap:wrap;gap:.5rem;margin:.5rem 0}.dash-field-error{color:var(--bad);margin:.2rem 0 0;font-size:.9rem}.dash [aria-invalid=true]{border-color:var(--bad)}.dash-empty{padding:1rem;border:1px dashed var(--line);border-radius:8px;background:#fff}
 .dash-shop-url{font-size:1.3rem;font-weight:700;margin:.25rem 0}.dash .card>:first-child{margin-top:0}.dash-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}`;
 
 /**

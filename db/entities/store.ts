@@ -17,6 +17,8 @@ const StoreSchema = defineEntity({
     published: p.boolean(),
     /** Charged when a product's delivery_fee is null. */
     standardDeliveryFee: p.decimal('string'),
+    /** The IANA time zone the dashboard shows times in (domain/display.ts). */
+    timeZone: p.text().default('UTC'),
     createdAt: p.datetime().defaultRaw('now()'),
     updatedAt: p
       .datetime()

@@ -13,6 +13,7 @@ import { Migration20261125000100 } from './Migration20261125000100.js';
 import { Migration20261125000200 } from './Migration20261125000200.js';
 import { Migration20261125000300 } from './Migration20261125000300.js';
 import { Migration20261126004100 } from './Migration20261126004100.js';
+import { Migration20261126005100 } from './Migration20261126005100.js';
 import { Migration20261126006100 } from './Migration20261126006100.js';
 import { Migration20261126006200 } from './Migration20261126006200.js';
 
@@ -33,6 +34,7 @@ export const migrationsList = [
   { name: 'Migration20261125000200', class: Migration20261125000200 },
   { name: 'Migration20261125000300', class: Migration20261125000300 },
   { name: 'Migration20261126004100', class: Migration20261126004100 },
+  { name: 'Migration20261126005100', class: Migration20261126005100 },
   { name: 'Migration20261126006100', class: Migration20261126006100 },
   { name: 'Migration20261126006200', class: Migration20261126006200 },
 ];

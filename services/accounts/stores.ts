@@ -17,10 +17,12 @@ export interface OwnedStore {
   paid_until: Date | null;
   published: boolean;
   standard_delivery_fee: string;
+  /** The IANA time zone the dashboard shows this store's times in. */
+  time_zone: string;
   role: 'owner';
 }
 
-const COLUMNS = `s.id, s.name, s.slug, s.currency, s.mode, s.plan, s.paid_until, s.published, s.standard_delivery_fee::text as standard_delivery_fee, m.role`;
+const COLUMNS = `s.id, s.name, s.slug, s.currency, s.mode, s.plan, s.paid_until, s.published, s.standard_delivery_fee::text as standard_delivery_fee, s.time_zone, m.role`;
 
 /** The stores this owner may manage, by name. */
 export async function listOwnedStores(em: EntityManager, ownerId: string): Promise<OwnedStore[]> {

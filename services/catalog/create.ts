@@ -64,7 +64,7 @@ export const NewProduct = z
 export type NewProduct = z.output<typeof NewProduct>;
 
 /** The row values of a validated product: primary category listed in categories, digital and service delivered free by default. */
-function toRow(storeId: string, p: NewProduct) {
+export function toRow(storeId: string, p: NewProduct) {
   const categories = [...new Set([p.category, ...p.categories].filter((c): c is string => Boolean(c)))];
   const deliveryFee = p.delivery_fee !== undefined ? p.delivery_fee : p.type === 'physical' ? null : 0n;
   return {

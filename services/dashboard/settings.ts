@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError } from '../../contract/errors.js';
+import { timeZoneName } from '../../domain/display.js';
 import { toNumericString, toUnits } from '../../domain/money.js';
 import { STORE_MODES, type StoreMode, type StorePlan } from '../../domain/store.js';
 
@@ -9,40 +10,56 @@ export interface StoreSettings {
   mode: StoreMode;
   published: boolean;
   standardDeliveryFee: string;
+  /** An IANA time zone, canonical (domain/display.ts timeZoneName). */
+  timeZone: string;
 }
 
-const refuse = (message: string, param: string) => new ApiError('invalid_request', message, param);
+/** Clean settings, or every field's problem in words (keyed by the form field). */
+export type SettingsCheck = { ok: true; settings: StoreSettings } | { ok: false; problems: Record<string, string> };
 
 /**
- * Reads and checks the settings form into clean settings; the first problem is an ApiError in words,
- * naming the field. The plan is the operator's (`store plan`): a form asking for another plan than
- * `currentPlan` is refused, never saved.
+ * Reads and checks the settings form, every field at once. The plan is the operator's (`store plan`):
+ * a form asking for another plan than `currentPlan` is refused, never saved.
  */
-export function parseSettings(form: URLSearchParams, currentPlan: StorePlan): StoreSettings {
+export function checkSettings(form: URLSearchParams, currentPlan: StorePlan): SettingsCheck {
+  const problems: Record<string, string> = {};
   const asked = form.get('plan');
   if (asked !== null && asked !== currentPlan)
-    throw refuse('The plan cannot be changed here: ask the operator of this service to change it.', 'plan');
+    problems.plan = 'The plan cannot be changed here: ask the operator of this service to change it.';
   const name = (form.get('name') ?? '').trim();
   const currency = (form.get('currency') ?? '').trim().toUpperCase();
   const mode = form.get('mode') as StoreMode;
-  if (!name || name.length > 120) throw refuse('The store name must have 1 to 120 characters.', 'name');
-  if (!/^[A-Z]{3}$/.test(currency)) throw refuse('The currency must be a three-letter code such as USD or EUR.', 'currency');
-  if (!STORE_MODES.includes(mode)) throw refuse('Pick a mode.', 'mode');
-  let fee: bigint;
+  if (!name || name.length > 120) problems.name = 'The store name must have 1 to 120 characters.';
+  if (!/^[A-Z]{3}$/.test(currency)) problems.currency = 'The currency must be a three-letter code such as USD or EUR.';
+  if (!STORE_MODES.includes(mode)) problems.mode = 'Pick a mode.';
+  let fee = 0n;
   try {
     fee = toUnits(form.get('standard_delivery_fee')?.trim() || '0');
+    if (fee < 0n || fee > toUnits('1000000')) problems.standard_delivery_fee = 'The standard delivery fee must be between 0 and 1,000,000.';
   } catch {
-    throw refuse('The standard delivery fee must be an amount such as 4.99.', 'standard_delivery_fee');
+    problems.standard_delivery_fee = 'The standard delivery fee must be an amount such as 4.99.';
   }
-  if (fee < 0n || fee > toUnits('1000000'))
-    throw refuse('The standard delivery fee must be between 0 and 1,000,000.', 'standard_delivery_fee');
-  return { name, currency, mode, published: form.get('published') === 'on', standardDeliveryFee: toNumericString(fee) };
+  const timeZone = timeZoneName((form.get('time_zone') ?? '').trim() || 'UTC');
+  if (!timeZone) problems.time_zone = 'The time zone must be an IANA name such as Africa/Casablanca, Europe/Paris or UTC.';
+  if (Object.keys(problems).length || !timeZone) return { ok: false, problems };
+  return {
+    ok: true,
+    settings: { name, currency, mode, published: form.get('published') === 'on', standardDeliveryFee: toNumericString(fee), timeZone },
+  };
+}
+
+/** checkSettings for callers that want one error: the first bad field is an ApiError naming it. */
+export function parseSettings(form: URLSearchParams, currentPlan: StorePlan): StoreSettings {
+  const checked = checkSettings(form, currentPlan);
+  if (checked.ok) return checked.settings;
+  const [param, message] = Object.entries(checked.problems)[0]!;
+  throw new ApiError('invalid_request', message, param);
 }
 
 /** Saves a store's settings (never its plan, which only the operator sets). */
 export async function saveStoreSettings(em: EntityManager, storeId: string, s: StoreSettings): Promise<void> {
   await em.execute(
-    `update stores set name = ?, currency = ?, mode = ?, published = ?, standard_delivery_fee = ?::numeric, updated_at = now() where id = ?`,
-    [s.name, s.currency, s.mode, s.published, s.standardDeliveryFee, storeId],
+    `update stores set name = ?, currency = ?, mode = ?, published = ?, standard_delivery_fee = ?::numeric, time_zone = ?, updated_at = now() where id = ?`,
+    [s.name, s.currency, s.mode, s.published, s.standardDeliveryFee, s.timeZone, storeId],
   );
 }

@@ -81,7 +81,7 @@ describe.runIf(hasChromium)('the connect page in a browser', () => {
       await page.goto(`${result.store.dashboard_url}/connections`);
       expect(await page.locator('h1').textContent()).toBe('Connected shops');
       const card = await page.locator('section.card').first().textContent();
-      for (const fact of [site, 'platform_a', 'active', '1.4.2', '8.3.1', 'pull only', '0 waiting, 0 failed']) expect(card).toContain(fact);
+      for (const fact of [site, 'platform_a', 'Active', '1.4.2', '8.3.1', 'pull only', '0 waiting, 0 failed']) expect(card).toContain(fact);
       await screenshot(page, 'dashboard-connections');
 
       // A second request to connect, declined: back to the shop with svc_error and the state, no code.

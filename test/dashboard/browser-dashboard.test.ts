@@ -113,7 +113,7 @@ describe.runIf(hasChromium)('the dashboard in a browser', () => {
       await page.click('button:has-text("Save")');
       await page.waitForSelector('text=Saved.');
       const history = await page.locator('h2:has-text("Status history") + div').textContent();
-      expect(history).toContain('shipped');
+      expect(history).toContain('Shipped');
       expect(history).toContain('Left the warehouse');
       await screenshot(page, 'dashboard-order');
       const order = ((await (await api(`/orders/${orderId}`, key)).json()) as Json).order;
@@ -129,6 +129,12 @@ describe.runIf(hasChromium)('the dashboard in a browser', () => {
       // Revoking the key: the API refuses it from the next request.
       await page.click('nav.dash-tabs >> text=Keys');
       await page.click('button:has-text("Revoke")');
+      // Nothing happens on one click: the confirmation page names the key first.
+      await page.waitForSelector('h1:has-text("Revoke this key?")');
+      expect(await page.locator('#confirm-item').textContent()).toContain(key.slice(0, 16));
+      expect((await api('/me', key)).status).toBe(200);
+      await screenshot(page, 'dashboard-confirm');
+      await page.click('button:has-text("Revoke the key")');
       await page.waitForSelector('text=The key is revoked');
       expect((await api('/me', key)).status).toBe(401);
 

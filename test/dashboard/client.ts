@@ -51,6 +51,29 @@ export class PageClient {
     );
   }
 
+  /** Posts a multipart form (a file input), as a browser does; `_csrf` is taken from `from`. */
+  async postMultipart(
+    url: string,
+    fields: Record<string, string>,
+    files: Record<string, { name: string; type: string; text: string }>,
+    from: string,
+  ) {
+    const form = new FormData();
+    form.set('_csrf', csrfOf((await this.get(from)).body) ?? '');
+    for (const [k, v] of Object.entries(fields)) form.set(k, v);
+    for (const [k, f] of Object.entries(files)) form.set(k, new Blob([f.text], { type: f.type }), f.name);
+    const encoded = new Request('http://local.invalid/', { method: 'POST', body: form });
+    return this.keep(
+      await this.t.app.inject({
+        method: 'POST',
+        url,
+        remoteAddress: this.ip,
+        headers: { cookie: this.cookieHeader, 'content-type': encoded.headers.get('content-type')! },
+        payload: Buffer.from(await encoded.arrayBuffer()),
+      }),
+    );
+  }
+
   /** Creates an account and signs in with it. */
   async signUp(email = newEmail(), password = PASSWORD) {
     const res = await this.post('/dashboard/sign-up', { email, password }, { from: '/dashboard/sign-up' });

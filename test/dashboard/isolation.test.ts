@@ -7,6 +7,7 @@ import { bearer, createTestApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/receiver.js';
 import { addKey, createTestConnection } from '../helpers/store.js';
 import { csrfOf, PageClient } from './client.js';
+import { insertProducts, NewProduct } from '../../services/catalog/create.js';
 
 let t: TestApp;
 beforeAll(async () => (t = await createTestApp()));
@@ -28,14 +29,19 @@ async function dashboardRoutes(): Promise<string[]> {
 /** A form that would do real harm if the route let it through. */
 const FIELDS: Record<string, Record<string, string | string[]>> = {
   'POST /dashboard/stores/:storeId/keys': { kind: 'secret', scopes: ['orders:read', 'webhooks:write'] },
-  'POST /dashboard/stores/:storeId/keys/:keyId/revoke': {},
+  'POST /dashboard/stores/:storeId/keys/:keyId/revoke': { confirm: 'yes' },
   'POST /dashboard/stores/:storeId/webhooks': { url: 'http://127.0.0.1:9/intruder', events: '*' },
-  'POST /dashboard/stores/:storeId/webhooks/:endpointId/delete': {},
+  'POST /dashboard/stores/:storeId/webhooks/:endpointId/delete': { confirm: 'yes' },
+  'POST /dashboard/stores/:storeId/webhooks/:endpointId/test': {},
   'POST /dashboard/stores/:storeId/webhooks/deliveries/:deliveryId/replay': {},
   'POST /dashboard/stores/:storeId/orders/:orderId': { status: 'confirmed', comment: 'intruder' },
   'POST /dashboard/stores/:storeId/connections': { platform: 'platform_a', site_url: 'https://intruder.example' },
   'POST /dashboard/stores/:storeId/connections/:connectionId/replay': {},
-  'POST /dashboard/stores/:storeId/connections/:connectionId/disconnect': {},
+  'POST /dashboard/stores/:storeId/connections/:connectionId/disconnect': { confirm: 'yes' },
+  'POST /dashboard/stores/:storeId/products': { name: 'Intruder product', price: '1' },
+  'POST /dashboard/stores/:storeId/products/import': { file: 'name,price\nIntruder,1\n' },
+  'POST /dashboard/stores/:storeId/products/:productId': { name: 'Taken over', price: '0' },
+  'POST /dashboard/stores/:storeId/products/:productId/archive': { archived: 'true' },
   'POST /dashboard/stores/:storeId/notifications/chat': {
     enabled: 'on',
     base_url: 'http://127.0.0.1:9/intruder',
@@ -58,9 +64,22 @@ const FIELDS: Record<string, Record<string, string | string[]>> = {
     published: 'on',
   },
 };
-const GETS = ['', '/keys', '/webhooks', '/orders', '/orders/:orderId', '/connections', '/notifications', '/settings'].map(
-  (p) => `GET /dashboard/stores/:storeId${p}`,
-);
+const GETS = [
+  '',
+  '/keys',
+  '/keys/:keyId/revoke',
+  '/webhooks',
+  '/webhooks/:endpointId/delete',
+  '/orders',
+  '/orders/:orderId',
+  '/products',
+  '/products/new',
+  '/products/:productId',
+  '/connections',
+  '/connections/:connectionId/disconnect',
+  '/notifications',
+  '/settings',
+].map((p) => `GET /dashboard/stores/:storeId${p}`);
 
 describe('one owner never sees or touches another owner’s store', () => {
   it('the route table below covers every dashboard route that names a store', async () => {
@@ -90,6 +109,7 @@ describe('one owner never sees or touches another owner’s store', () => {
     });
     expect(order.statusCode).toBe(201);
     const connection = await createTestConnection(t.orm, storeA, 'platform_a');
+    const [product] = await insertProducts(db(), storeA, [NewProduct.parse({ name: 'Alpha product', price: 5 })]);
     // A device of A's with notifications on (the delete route must not reach it).
     await db().execute(
       `insert into push_subscriptions (id, store_id, owner_id, endpoint, p256dh, auth)
@@ -107,6 +127,7 @@ describe('one owner never sees or touches another owner’s store', () => {
       endpointId: hook.json().id,
       orderId: order.json().order.id,
       connectionId: connection.id,
+      productId: product!.id,
       deliveryId: (await db().execute<{ id: string }[]>(`select id from webhook_deliveries where store_id = ?`, [storeA]))[0]!.id,
     };
     const snapshot = async () =>
@@ -120,7 +141,8 @@ describe('one owner never sees or touches another owner’s store', () => {
            (select json_agg(json_build_object('id', id, 'status', status) order by id) from connections where store_id = s.id) as connections,
            (select count(*) from connect_codes where store_id = s.id) as codes,
            (select json_agg(endpoint order by endpoint) from push_subscriptions where store_id = s.id) as devices,
-           (select count(*) from chat_settings where store_id = s.id) as chat
+           (select count(*) from chat_settings where store_id = s.id) as chat,
+           (select json_agg(json_build_object('id', id, 'name', name, 'price', price, 'archived', archived) order by id) from products where store_id = s.id) as products
          from stores s where s.id = ?`,
         [storeA],
       );
@@ -145,7 +167,7 @@ describe('one owner never sees or touches another owner’s store', () => {
       // B's own store with A's key, webhook, delivery, order or connection id.
       if (/:(?!storeId)\w+/.test(route.split(' ')[1]!)) await expect404(route, fill(route, { ...ids, storeId: storeB }));
     }
-    expect(tried.length).toBe(GETS.length + Object.keys(FIELDS).length + 7);
+    expect(tried.length).toBe(GETS.length + Object.keys(FIELDS).length + 14);
     expect((await b.get(`/dashboard/go?store=${storeA}`)).statusCode).toBe(404);
     // The connect page cannot issue a code for A's store either.
     const params = { site_url: 'https://intruder.example/', return_url: 'https://intruder.example/back', state: 's' };

@@ -76,7 +76,7 @@ describe('webhooks', () => {
     const twice = await submit('/webhooks', { url: 'http://127.0.0.1:9/hooks' });
     expect(twice.statusCode).toBe(409);
     const [endpoint] = await t.orm.em.fork().execute<{ id: string }[]>(`select id from webhook_endpoints where store_id = ?`, [storeId]);
-    const deleted = await submit(`/webhooks/${endpoint!.id}/delete`, {}, page('/webhooks'));
+    const deleted = await submit(`/webhooks/${endpoint!.id}/delete`, { confirm: 'yes' }, page('/webhooks'));
     expect(deleted.headers.location).toBe(page('/webhooks?done=deleted'));
     expect((await c.get(page('/webhooks'))).body).toContain('No webhook endpoints yet.');
   });
@@ -146,7 +146,7 @@ describe('orders', () => {
     const shipped = await submit(`/orders/${id}`, { status: 'shipped', tracking_number: 'TRK-1' });
     expect(shipped.statusCode).toBe(303);
     const history = (await c.get(page(`/orders/${id}`))).body;
-    expect(history).toMatch(/<td>shipped<\/td><td><\/td><td class="muted">dashboard:[0-9a-f-]{36}<\/td>/);
+    expect(history).toMatch(/<td>Shipped<\/td><td><\/td><td class="muted">dashboard:[0-9a-f-]{36}<\/td>/);
     const [update] = await t.orm.em.fork().execute<{ id: string }[]>(`select id from connection_updates where order_id = ?`, [id]);
     expect((await c.get(page('/connections'))).body).toContain('1 waiting, 0 failed');
     const ack = await t.request({
@@ -182,7 +182,7 @@ describe('connections', () => {
     const bad = await submit('/connections', { platform: 'platform_a', site_url: 'ftp://shop.example' });
     expect(bad.body).toContain('must be an http(s) address');
     const id = connection.json().connection.id;
-    const gone = await submit(`/connections/${id}/disconnect`, {}, page('/connections'));
+    const gone = await submit(`/connections/${id}/disconnect`, { confirm: 'yes' }, page('/connections'));
     expect(gone.statusCode).toBe(303);
     expect((await t.request({ method: 'GET', url: '/api/v1/connection', headers: bearer(key) })).statusCode).toBe(401);
     const after = (await c.get(page('/connections?done=disconnected'))).body;

@@ -10,10 +10,12 @@ import {
   findStoreConnection,
   listStoreConnections,
 } from '../../services/dashboard/connections.js';
+import { inWords } from '../../domain/display.js';
 import { html } from '../html.js';
 import { formOf } from './guard.js';
 import { sendStorePage, storePath } from './layout.js';
 import { secretField, sendMessage, when } from './render.js';
+import { isConfirmed, sendConfirmation } from './confirm.js';
 import { csrfField } from './session.js';
 
 type Params = { Params: { storeId: string; connectionId: string }; Querystring: { done?: string } };
@@ -42,16 +44,16 @@ async function connectionsPage(
       ? html`<div class="dash-scroll"><table class="dash-compact"><thead><tr><th>Order</th><th>Update</th><th>State</th><th>Attempts</th><th>Last error</th></tr></thead><tbody>${pending.map(
           (
             u,
-          ) => html`<tr><td><a href="${storePath(store.id, `/orders/${u.order_id}`)}">${u.number ?? u.external_id}</a></td><td>${u.status ?? 'tracking only'}</td>
+          ) => html`<tr><td><a href="${storePath(store.id, `/orders/${u.order_id}`)}">${u.number ?? u.external_id}</a></td><td>${u.status ? inWords(u.status) : 'tracking only'}</td>
 <td class="${u.state === 'failed' || u.push_failed ? 'error' : ''}">${u.push_failed ? 'push failed' : u.state}</td><td>${u.push_attempts}</td><td>${u.ack_error ?? u.last_push_error ?? ''}</td></tr>`,
         )}</tbody></table></div>`
       : html`<p class="muted">No waiting or failed updates.</p>`;
     cards.push(html`<section class="card"><h2 class="dash-url">${c.shop_name ?? c.shop_host ?? c.shop_url ?? c.id}</h2><table><tbody>
 <tr><th scope="row">Platform</th><td>${c.platform}</td></tr><tr><th scope="row">Shop</th><td class="mono">${c.site_url ?? c.shop_url ?? '—'}</td></tr>
-<tr><th scope="row">Status</th><td><span class="dash-status">${c.status}</span>${c.status_detail ? html` <span class="muted">${c.status_detail}</span>` : ''}</td></tr>
-<tr><th scope="row">Last heartbeat</th><td>${when(c.last_heartbeat_at)}</td></tr><tr><th scope="row">Plugin version</th><td>${c.plugin_version ?? '—'}</td></tr>
+<tr><th scope="row">Status</th><td><span class="dash-status">${inWords(c.status)}</span>${c.status_detail ? html` <span class="muted">${c.status_detail}</span>` : ''}</td></tr>
+<tr><th scope="row">Last heartbeat</th><td>${when(c.last_heartbeat_at, store.time_zone)}</td></tr><tr><th scope="row">Plugin version</th><td>${c.plugin_version ?? '—'}</td></tr>
 <tr><th scope="row">Platform version</th><td>${c.platform_version ?? '—'}</td></tr><tr><th scope="row">Updates go by</th><td>${c.push_url ? html`push to <span class="mono">${c.push_url}</span>` : 'pull only'}</td></tr>
-<tr><th scope="row">Orders synced</th><td>${view.orders_synced} (last ${when(view.last_order_at)})</td></tr><tr><th scope="row">Updates</th><td>${c.waiting} waiting, ${c.failed} failed</td></tr>
+<tr><th scope="row">Orders synced</th><td>${view.orders_synced} (last ${when(view.last_order_at, store.time_zone)})</td></tr><tr><th scope="row">Updates</th><td>${c.waiting} waiting, ${c.failed} failed</td></tr>
 </tbody></table><h3>Waiting and failed updates</h3>${updates}
 <p>${c.status === 'active' && c.waiting + c.failed > 0 ? action('replay', 'Send again') : ''} ${c.status === 'active' ? action('disconnect', 'Disconnect this shop', true) : ''}</p></section>`);
   }
@@ -71,7 +73,11 @@ ${secretField('conn-key', 'Connection key', opts.created.api_key)}${secretField(
     reply,
     'connections',
     'Connected shops',
-    html`${created}${header}${cards.length ? cards : html`<p>No connected shops yet.</p>`}${form}`,
+    html`${created}${header}${
+      cards.length
+        ? cards
+        : html`<p class="dash-empty">No connected shops yet. Install the Store Commerce plugin in your shop and press its “Connect” button, or connect a shop manually below.</p>`
+    }${form}`,
     {
       status: opts.status ?? 200,
       error: opts.error ?? null,
@@ -121,7 +127,7 @@ export async function connectionPages(app: FastifyInstance) {
   });
 
   for (const action of ['replay', 'disconnect'] as const) {
-    app.post<Params>(`/stores/:storeId/connections/:connectionId/${action}`, async (request, reply) => {
+    const handler = async (request: FastifyRequest<Params>, reply: FastifyReply) => {
       const store = request.ownedStore!;
       const connection = await findStoreConnection(app.orm.em, store.id, request.params.connectionId);
       if (!connection)
@@ -130,11 +136,25 @@ export async function connectionPages(app: FastifyInstance) {
           text: 'Back to the connections',
         });
       if (action === 'disconnect') {
+        if (!isConfirmed(request))
+          return sendConfirmation(request, reply, {
+            tab: 'connections',
+            title: 'Disconnect this shop?',
+            item: `${connection.shop_name ?? connection.shop_host ?? connection.id} (${connection.site_url ?? connection.shop_url ?? connection.platform})`,
+            consequence:
+              'Its connection key stops working at once and no more updates are pushed to it. The orders already copied stay. To connect it again, the owner uses the plugin’s “Connect” button.',
+            action: storePath(store.id, `/connections/${connection.id}/disconnect`),
+            button: 'Disconnect the shop',
+            back: '/connections',
+          });
         await disconnectFromDashboard(app.orm.em, connection.id);
         return reply.redirect(storePath(store.id, '/connections?done=disconnected'), 303);
       }
       const count = await replayUpdates(app.orm.em, connection.id);
       return reply.redirect(storePath(store.id, `/connections?done=replayed-${count}`), 303);
-    });
+    };
+    app.post<Params>(`/stores/:storeId/connections/:connectionId/${action}`, handler);
+    // The confirmation page of a disconnect may be opened by a link as well.
+    if (action === 'disconnect') app.get<Params>(`/stores/:storeId/connections/:connectionId/${action}`, handler);
   }
 }

@@ -12,10 +12,14 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Dashboard and connect pages a signed-out visitor may open (sign in, sign up, the connect page). */
     dashboardPublic?: boolean;
+    /** A form with a file input (multipart/form-data, up to UPLOAD_LIMIT); every other form is URL-encoded. */
+    acceptsFile?: boolean;
   }
 }
 
 const FORM_LIMIT = 64 * 1024;
+/** A form with a file (the products CSV import): the whole body, file included. */
+export const UPLOAD_LIMIT = 2 * 1024 * 1024;
 
 /** The submitted form (empty for a request without one). */
 export const formOf = (request: FastifyRequest) => (request.body instanceof URLSearchParams ? request.body : new URLSearchParams());
@@ -37,6 +41,28 @@ export function signInRedirect(reply: FastifyReply, next: string) {
 export function installGuard(app: FastifyInstance) {
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, body, done) =>
     done(null, new URLSearchParams(body as string)),
+  );
+  // A file input needs multipart/form-data. It is read into the same URLSearchParams as any form, a file's
+  // field holding the file's text, so the guard's checks (form token, NUL) see every field alike.
+  // Only the forms with a file take this larger body: elsewhere it is refused before it is read.
+  app.addHook('preParsing', async (request) => {
+    if (request.headers['content-type']?.toLowerCase().startsWith('multipart/form-data') && !request.routeOptions.config.acceptsFile)
+      throw Object.assign(new Error('This form does not take a file.'), { statusCode: 415 });
+  });
+  app.addContentTypeParser(
+    'multipart/form-data',
+    { parseAs: 'buffer', bodyLimit: UPLOAD_LIMIT },
+    async (request: FastifyRequest, body: Buffer) => {
+      let parts: FormData;
+      try {
+        parts = await new Response(body, { headers: { 'content-type': request.headers['content-type'] ?? '' } }).formData();
+      } catch {
+        throw Object.assign(new Error('The form could not be read (a broken multipart body).'), { statusCode: 400 });
+      }
+      const form = new URLSearchParams();
+      for (const [name, value] of parts.entries()) form.append(name, typeof value === 'string' ? value : await value.text());
+      return form;
+    },
   );
   app.addHook('preHandler', async (request, reply) => {
     // PostgreSQL text cannot hold NUL; refusing it here keeps every page's input storable.

@@ -5,6 +5,7 @@ import { planEndWords } from './plan-end.js';
 import { createOwnedStore, findOwnedStore, listOwnedStores } from '../../services/accounts/stores.js';
 import { storeCounts } from '../../services/dashboard/scoped.js';
 import { storeUrls } from '../../contract/urls.js';
+import { inWords } from '../../domain/display.js';
 import { html } from '../html.js';
 import { formOf } from './guard.js';
 import { sendAccountPage, sendStorePage, storePath } from './layout.js';
@@ -24,7 +25,7 @@ async function storeList(request: FastifyRequest, reply: FastifyReply, opts: { s
   const stores = await listOwnedStores(request.server.orm.em, request.ownerSession!.owner.id);
   const list = stores.length
     ? html`<ul class="dash-list">${stores.map((s) => html`<li><a href="${storePath(s.id)}">${s.name}</a> <span class="muted">${s.plan} plan · ${s.currency}</span></li>`)}</ul>`
-    : html`<p>You have no store yet. Create your first one below.</p>`;
+    : html`<p class="dash-empty">You have no store yet. Create your first one below; then add products or connect your shop.</p>`;
   const form = html`<h2>Create a store</h2><form method="post" action="/dashboard/stores" class="card">${csrfField(request, reply, 'session')}
 <label for="new-name">Store name</label><input id="new-name" name="name" required maxlength="120" value="${opts.name ?? ''}">
 <label for="new-currency">Currency</label><input id="new-currency" name="currency" value="USD" pattern="[A-Za-z]{3}" maxlength="3">
@@ -63,7 +64,8 @@ export async function homePages(app: FastifyInstance) {
 <table><tbody>
 <tr><th scope="row">Store id</th><td class="mono">${store.id}</td></tr>
 <tr><th scope="row">Plan</th><td>${store.plan}${planEndWords(store) ? `, ${planEndWords(store)}` : ''}</td></tr>
-<tr><th scope="row">Mode</th><td>${store.mode}</td></tr>
+<tr><th scope="row">Mode</th><td>${inWords(store.mode)}</td></tr>
+<tr><th scope="row">Time zone</th><td>${store.time_zone}</td></tr>
 <tr><th scope="row">Currency</th><td>${store.currency}</td></tr>
 <tr><th scope="row">Published</th><td>${store.published ? 'yes' : 'no'}</td></tr>
 <tr><th scope="row">Storefront</th><td><a href="${urls.url}">${urls.url}</a></td></tr>

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { pageError } from '../errors.js';
 import { connectPages } from '../connect.js';
+import { accountPages } from './account.js';
 import { authPages } from './auth.js';
 import { connectionPages } from './connections.js';
 import { installGuard } from './guard.js';
@@ -9,6 +10,7 @@ import { keyPages } from './keys.js';
 import { notificationPages } from './notifications.js';
 import { orderDetailPages } from './order-detail.js';
 import { orderListPages } from './orders.js';
+import { productPages } from './products.js';
 import { pwaPages } from './pwa.js';
 import { sendMessage } from './render.js';
 import { settingsPages } from './settings.js';
@@ -36,11 +38,13 @@ export async function dashboardPages(app: FastifyInstance) {
       dashboard.setNotFoundHandler((_request, reply) => sendMessage(reply, 404, 'Not found', 'There is no such page in the dashboard.'));
       for (const pages of [
         authPages,
+        accountPages,
         homePages,
         keyPages,
         webhookPages,
         orderListPages,
         orderDetailPages,
+        productPages,
         connectionPages,
         settingsPages,
         notificationPages,

@@ -12,6 +12,7 @@ import { html, type SafeHtml } from '../html.js';
 import { formOf } from './guard.js';
 import { sendStorePage, storePath } from './layout.js';
 import { secretField, sendMessage, when } from './render.js';
+import { isConfirmed, sendConfirmation } from './confirm.js';
 import { csrfField } from './session.js';
 
 type Params = { Params: { storeId: string; keyId: string }; Querystring: { done?: string } };
@@ -75,15 +76,15 @@ async function keysPage(
     (
       k,
     ) => html`<tr><td>${k.connectionId ? 'connection' : k.kind}${k.label ? html`<br><span class="muted">${k.label}</span>` : ''}</td><td class="mono">${k.prefix}</td>
-<td>${k.scopes.join(', ')}</td><td>${k.origins.length ? k.origins.join(', ') : '—'}</td><td>${when(k.createdAt)}</td><td>${k.lastUsedAt ? when(k.lastUsedAt) : '—'}</td>
-<td>${k.revokedAt ? html`revoked ${when(k.revokedAt)}` : html`<form method="post" action="${storePath(store.id, `/keys/${k.id}/revoke`)}">${csrfField(request, reply, 'session')}<button type="submit" class="dash-small dash-danger">Revoke</button></form>`}</td></tr>`,
+<td>${k.scopes.join(', ')}</td><td>${k.origins.length ? k.origins.join(', ') : '—'}</td><td>${when(k.createdAt, store.time_zone)}</td><td>${k.lastUsedAt ? when(k.lastUsedAt, store.time_zone) : '—'}</td>
+<td>${k.revokedAt ? html`revoked ${when(k.revokedAt, store.time_zone)}` : html`<form method="post" action="${storePath(store.id, `/keys/${k.id}/revoke`)}">${csrfField(request, reply, 'session')}<button type="submit" class="dash-small dash-danger">Revoke</button></form>`}</td></tr>`,
   );
   const created = opts.created
     ? html`<div class="card dash-once"><p><strong>Your new ${opts.created.kind} key.</strong> Copy it now: it is shown only this once and cannot be recovered.</p>${secretField('new-key', 'Key', opts.created.plain)}<p class="muted">Permissions: ${opts.created.scopes.join(', ')}</p></div>`
     : html``;
   const table = keys.length
     ? html`<div class="dash-scroll"><table><thead><tr><th>Kind</th><th>Prefix</th><th>Permissions</th><th>Allowed websites</th><th>Created</th><th>Last used</th><th>Revoked</th></tr></thead><tbody>${rows}</tbody></table></div>`
-    : html`<p>No keys yet.</p>`;
+    : html`<p class="dash-empty">No keys yet. Create one below: a secret key for your server or plugin, a publishable key for your website's browser code.</p>`;
   return sendStorePage(request, reply, 'keys', 'API keys', html`${created}${table}${createForm(request, reply)}`, {
     status: opts.status ?? 200,
     error: opts.error ?? null,
@@ -110,12 +111,28 @@ export async function keyPages(app: FastifyInstance) {
     return keysPage(request, reply, { created: { kind: input.kind, plain, scopes: key.scopes } });
   });
 
-  app.post<Params>('/stores/:storeId/keys/:keyId/revoke', async (request, reply) => {
-    if (!(await revokeStoreKey(app.orm.em, request.ownedStore!.id, request.params.keyId)))
-      return sendMessage(reply, 404, 'Not found', 'This store has no such key.', {
-        href: storePath(request.ownedStore!.id, '/keys'),
-        text: 'Back to the keys',
+  const revoke = async (request: FastifyRequest<Params>, reply: FastifyReply) => {
+    const store = request.ownedStore!;
+    const notFound = () =>
+      sendMessage(reply, 404, 'Not found', 'This store has no such key.', { href: storePath(store.id, '/keys'), text: 'Back to the keys' });
+    if (!isConfirmed(request)) {
+      const { keys } = (await findStoreWithKeys(app.orm.em, store.id))!;
+      const key = keys.find((k) => k.id === request.params.keyId && !k.revokedAt);
+      if (!key) return notFound();
+      return sendConfirmation(request, reply, {
+        tab: 'keys',
+        title: 'Revoke this key?',
+        item: `${key.connectionId ? 'connection' : key.kind} key ${key.prefix}…${key.label ? ` (${key.label})` : ''}`,
+        consequence:
+          'Every request made with this key gets 401 from then on, and it cannot be brought back: a new key has to be created and put where this one was.',
+        action: storePath(store.id, `/keys/${key.id}/revoke`),
+        button: 'Revoke the key',
+        back: '/keys',
       });
-    return reply.redirect(storePath(request.ownedStore!.id, '/keys?done=revoked'), 303);
-  });
+    }
+    if (!(await revokeStoreKey(app.orm.em, store.id, request.params.keyId))) return notFound();
+    return reply.redirect(storePath(store.id, '/keys?done=revoked'), 303);
+  };
+  app.get<Params>('/stores/:storeId/keys/:keyId/revoke', revoke);
+  app.post<Params>('/stores/:storeId/keys/:keyId/revoke', revoke);
 }

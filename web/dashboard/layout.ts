@@ -7,6 +7,7 @@ import { csrfField } from './session.js';
 export const TABS = [
   ['overview', 'Overview', ''],
   ['orders', 'Orders', '/orders'],
+  ['products', 'Products', '/products'],
   ['keys', 'Keys', '/keys'],
   ['webhooks', 'Webhooks', '/webhooks'],
   ['connections', 'Connections', '/connections'],
@@ -33,7 +34,7 @@ async function accountBar(request: FastifyRequest, reply: FastifyReply, currentS
 <button type="submit" class="dash-small">Switch</button></form>`
     : html``;
   return html`<nav class="dash-bar" aria-label="Account">${switcher}<a href="/dashboard">All stores</a>
-<span class="muted">${owner.email}</span>
+<a href="/dashboard/account" class="muted">${owner.email}</a>
 <form class="dash-inline" method="post" action="/dashboard/sign-out">${csrfField(request, reply, 'session')}<button type="submit" class="dash-small dash-plain">Sign out</button></form></nav>`;
 }
 

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { formatAmount, inWords } from '../../domain/display.js';
 import { ORDER_TRANSITIONS } from '../../domain/order-status.js';
 import { statusHistory } from '../../services/dashboard/scoped.js';
 import { listOrderMessages } from '../../services/notifications/order-messages.js';
@@ -48,24 +49,26 @@ async function orderPage(
     listOrderMessages(request.server.orm.em, store.id, order.id),
   ]);
   const c = order.customer;
-  const summary = html`<table><tbody>${row('Status', html`<span class="dash-status">${order.status}</span>`)}${row('Source', order.source)}${row('External id', order.external_id)}${row('External number', order.external_number)}
-${row('External status', order.external_status)}${row('On the outside platform', webLink(order.external_url))}${row('Payment', `${order.payment.status} · ${order.payment.method}${order.payment.external_method_title ? ` (${order.payment.external_method_title})` : ''}`)}
-${row('Total', `${order.totals.total} ${order.currency}`)}${row('Shipping', order.totals.shipping)}${row('Discount', order.totals.discount)}${row('COD fee', order.totals.cod_fee)}
+  const money = (amount: number | string | null | undefined) => formatAmount(amount, order.currency);
+  const summary = html`<table><tbody>${row('Status', html`<span class="dash-status">${inWords(order.status)}</span>`)}${row('Source', order.source)}${row('External id', order.external_id)}${row('External number', order.external_number)}
+${row('External status', order.external_status)}${row('On the outside platform', webLink(order.external_url))}${row('Payment', `${inWords(order.payment.status)} · ${inWords(order.payment.method)}${order.payment.external_method_title ? ` (${order.payment.external_method_title})` : ''}`)}
+${row('Total', money(order.totals.total))}${row('Shipping', money(order.totals.shipping))}${row('Discount', money(order.totals.discount))}${row('COD fee', money(order.totals.cod_fee))}
 ${row('Risk', order.risk ? `${order.risk.level}: ${order.risk.flags.map((f) => f.label).join('; ')}` : null)}${row('Archived', order.archived ? 'yes' : 'no')}
-${row('Created', when(order.created_at))}${row('Updated', when(order.updated_at))}${row('Tracking page', webLink(order.tracking.page_url))}</tbody></table>`;
+${row('Created', when(order.created_at, store.time_zone))}${row('Updated', when(order.updated_at, store.time_zone))}${row('Tracking page', webLink(order.tracking.page_url))}</tbody></table>`;
   const customer = html`<h2>Customer</h2><table><tbody>${row('Name', c.name)}${row('Email', c.email)}${row('Phone', c.phone)}${row('Address', [c.address, c.city, c.state, c.postcode, c.country].filter(Boolean).join(', '))}${row('Note', order.note)}</tbody></table>`;
   const items = html`<h2>Items</h2><div class="dash-scroll"><table><thead><tr><th>Item</th><th>SKU</th><th>Qty</th><th>Unit price</th></tr></thead><tbody>${order.items.map(
     (i) =>
-      html`<tr><td>${i.name}${i.variant ? html` <span class="muted">${i.variant}</span>` : ''}</td><td>${i.sku ?? '—'}</td><td>${i.quantity}</td><td>${i.unit_price}</td></tr>`,
+      html`<tr><td>${i.name}${i.variant ? html` <span class="muted">${i.variant}</span>` : ''}</td><td>${i.sku ?? '—'}</td><td>${i.quantity}</td><td>${money(i.unit_price)}</td></tr>`,
   )}</tbody></table></div>`;
   const lines = history.map(
-    (h) => html`<tr><td>${when(h.created_at)}</td><td>${h.status}</td><td>${h.comment ?? ''}</td><td class="muted">${h.actor}</td></tr>`,
+    (h) =>
+      html`<tr><td>${when(h.created_at, store.time_zone)}</td><td>${inWords(h.status)}</td><td>${h.comment ?? ''}</td><td class="muted">${h.actor}</td></tr>`,
   );
   const historyTable = html`<h2>Status history</h2>${history.length ? html`<div class="dash-scroll"><table><thead><tr><th>When</th><th>Status</th><th>Comment</th><th>By</th></tr></thead><tbody>${lines}</tbody></table></div>` : html`<p class="muted">No status changes recorded yet.</p>`}`;
   const channelWords = { push: 'Phone notification (owners)', chat: 'Chat message (shopper)' } as const;
   const messageRows = messages.map(
     (m) =>
-      html`<tr><td>${channelWords[m.channel]}</td><td>${m.occasion}</td><td><span class="dash-status">${m.status}</span></td><td>${m.detail ?? ''}</td><td>${when(m.finished_at ?? m.created_at)}</td></tr>`,
+      html`<tr><td>${channelWords[m.channel]}</td><td>${inWords(m.occasion)}</td><td><span class="dash-status">${inWords(m.status)}</span></td><td>${m.detail ?? ''}</td><td>${when(m.finished_at ?? m.created_at, store.time_zone)}</td></tr>`,
   );
   const messagesTable = html`<h2>Notifications</h2>${messages.length ? html`<div class="dash-scroll"><table id="order-messages"><thead><tr><th>Channel</th><th>Occasion</th><th>Outcome</th><th>Why</th><th>When</th></tr></thead><tbody>${messageRows}</tbody></table></div>` : html`<p class="muted">No notification was sent for this order (none is for orders imported as backfill, or when no device and no chat messages are on).</p>`}`;
   return sendStorePage(
@@ -86,7 +89,7 @@ function changeForm(request: FastifyRequest<Params>, reply: FastifyReply, order:
   const choices = [order.status, ...ORDER_TRANSITIONS[order.status]];
   const t = order.tracking;
   return html`<h2>Change status or tracking</h2><form method="post" action="${storePath(request.ownedStore!.id, `/orders/${order.id}`)}" class="card">${csrfField(request, reply, 'session')}
-<label for="o-status">Status</label><select id="o-status" name="status">${choices.map((s) => html`<option value="${s}"${s === order.status ? html` selected` : ''}>${s === order.status ? `${s} (now)` : s}</option>`)}</select>
+<label for="o-status">Status</label><select id="o-status" name="status">${choices.map((s) => html`<option value="${s}"${s === order.status ? html` selected` : ''}>${s === order.status ? `${inWords(s)} (now)` : inWords(s)}</option>`)}</select>
 <label for="o-number">Tracking number</label><input id="o-number" name="tracking_number" maxlength="255" value="${t.number ?? ''}">
 <label for="o-courier">Courier</label><input id="o-courier" name="tracking_courier" maxlength="255" value="${t.courier ?? ''}">
 <label for="o-url">Tracking URL</label><input id="o-url" name="tracking_url" type="url" maxlength="2000" value="${t.url ?? ''}">

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ORDER_SOURCES, ORDER_STATUSES } from '../../domain/order-status.js';
 import { listOrders } from '../../services/orders/read.js';
 import { OrderListQuery } from '../../contract/schemas/orders.js';
+import { formatAmount, inWords } from '../../domain/display.js';
 import { html } from '../html.js';
 import { sendStorePage, storePath } from './layout.js';
 import { when } from './render.js';
@@ -38,7 +39,7 @@ export async function orderListPages(app: FastifyInstance) {
       html`<option value="${value}"${value === current ? html` selected` : ''}>${label}</option>`;
     const day = (value: string | undefined) => (value && /^\d{4}-\d{2}-\d{2}/.test(value) ? value.slice(0, 10) : '');
     const filters = html`<form method="get" action="${storePath(store.id, '/orders')}" class="card dash-filters">
-<div><label for="f-status">Status</label><select id="f-status" name="status">${option('', q.status, 'any')}${ORDER_STATUSES.map((s) => option(s, q.status))}</select></div>
+<div><label for="f-status">Status</label><select id="f-status" name="status">${option('', q.status, 'any')}${ORDER_STATUSES.map((s) => option(s, q.status, inWords(s)))}</select></div>
 <div><label for="f-source">Source</label><select id="f-source" name="source">${option('', q.source, 'any')}${ORDER_SOURCES.map((s) => option(s, q.source))}</select></div>
 <div><label for="f-ext">External id</label><input id="f-ext" name="external_id" value="${q.external_id ?? ''}" maxlength="255"></div>
 <div><label for="f-created">Created since</label><input id="f-created" name="created_since" type="date" value="${day(q.created_since)}"></div>
@@ -51,11 +52,13 @@ export async function orderListPages(app: FastifyInstance) {
       (
         o,
       ) => html`<tr><td><a href="${storePath(store.id, `/orders/${o.id}`)}">${o.order_number ?? o.external_number ?? o.external_id ?? o.id.slice(0, 8)}</a>${o.archived ? html` <span class="muted">(archived)</span>` : ''}</td>
-<td>${when(o.created_at)}</td><td>${o.customer.name || '—'}</td><td>${o.totals.total} ${o.currency}</td><td><span class="dash-status">${o.status}</span></td><td>${o.payment.status}</td><td>${o.source}</td></tr>`,
+<td>${when(o.created_at, store.time_zone)}</td><td>${o.customer.name || '—'}</td><td>${formatAmount(o.totals.total, o.currency)}</td><td><span class="dash-status">${inWords(o.status)}</span></td><td>${inWords(o.payment.status)}</td><td>${o.source}</td></tr>`,
     );
     const table = rows.length
       ? html`<div class="dash-scroll"><table><thead><tr><th>Order</th><th>Created</th><th>Customer</th><th>Total</th><th>Status</th><th>Payment</th><th>Source</th></tr></thead><tbody>${rows}</tbody></table></div>`
-      : html`<p>${page ? 'No orders match.' : ''}</p>`;
+      : page && !FILTERS.some((name) => q[name]?.trim()) && !q.cursor
+        ? html`<p class="dash-empty">No orders yet. They arrive from your storefront's checkout (add <a href="${storePath(store.id, '/products')}">products</a> first), from the API with a <a href="${storePath(store.id, '/keys')}">secret key</a>, or from a <a href="${storePath(store.id, '/connections')}">connected shop</a>.</p>`
+        : html`<p>${page ? html`No orders match these filters. <a href="${storePath(store.id, '/orders')}">Clear the filters</a>.` : ''}</p>`;
     const nextHref = page?.next_cursor
       ? `${storePath(store.id, '/orders')}?${new URLSearchParams({ ...pickRaw(q), cursor: page.next_cursor })}`
       : null;

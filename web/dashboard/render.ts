@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
+import { formatMoment } from '../../domain/display.js';
 import { html, page, PAGE_HEADERS, raw, type SafeHtml } from '../html.js';
 import { PWA_SCRIPT, PWA_SCRIPT_HASH } from './pwa-scripts.js';
 
@@ -71,13 +72,30 @@ export function secretField(id: string, label: string, value: string): SafeHtml 
 <div class="dash-secret"><input id="${id}" class="mono" type="text" readonly value="${value}" autocomplete="off" spellcheck="false"><button type="button" data-copy="${id}" hidden>Copy</button></div>`;
 }
 
-/** A date and time as people read it, in UTC; an em dash for none. */
-export function when(value: Date | string | null | undefined): string {
-  if (!value) return '—';
-  return new Date(value).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+/** A date and time as people read it, in the store's time zone (UTC outside a store); an em dash for none. */
+export function when(value: Date | string | null | undefined, timeZone = 'UTC'): string {
+  return formatMoment(value, timeZone);
 }
 
 /** A notice (ok) or an error box; nothing when there is no text. */
 export function flash(kind: 'notice' | 'errors', text: string | null | undefined): SafeHtml {
   return text ? html`<p class="${kind}" role="${kind === 'errors' ? 'alert' : 'status'}">${text}</p>` : html``;
 }
+
+/** Form problems keyed by field name. */
+export type FieldErrors = Record<string, string>;
+
+/** A field's problem under its input; nothing when it has none. */
+export function fieldError(errors: FieldErrors | undefined, name: string): SafeHtml {
+  const text = errors?.[name];
+  return text ? html`<p class="dash-field-error" id="e-${name}">${text}</p>` : html``;
+}
+
+/** The attributes that tie an input to its problem (aria-invalid, aria-describedby); none without one. */
+export function invalidAttrs(errors: FieldErrors | undefined, name: string): SafeHtml {
+  return errors?.[name] ? html` aria-invalid="true" aria-describedby="e-${name}"` : html``;
+}
+
+/** The summary above a form with problems. */
+export const problemsSummary = (errors: FieldErrors) =>
+  `Not saved: ${Object.keys(errors).length === 1 ? 'one field needs' : `${Object.keys(errors).length} fields need`} a change (shown below).`;

@@ -1,15 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RATE_LIMITS } from '../../domain/rate-limits.js';
 import { CONNECTED_SHOPS_PER_PLAN, STORE_MODES, STORE_PLANS } from '../../domain/store.js';
-import { ApiError } from '../../contract/errors.js';
 import type { OwnedStore } from '../../services/accounts/stores.js';
-import { parseSettings, saveStoreSettings, type StoreSettings } from '../../services/dashboard/settings.js';
+import { checkSettings, saveStoreSettings } from '../../services/dashboard/settings.js';
 import { storeUrls } from '../../contract/urls.js';
 import { html } from '../html.js';
 import { formOf } from './guard.js';
 import { planEndWords } from './plan-end.js';
 import { sendStorePage, storePath } from './layout.js';
+import { fieldError, invalidAttrs, problemsSummary, type FieldErrors } from './render.js';
 import { csrfField } from './session.js';
+
+/** A stored numeric ('12.5000') as typed: trailing zeros dropped, exact (no float). */
+const plainAmount = (numeric: string) => numeric.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
 
 type Params = { Params: { storeId: string }; Querystring: { done?: string } };
 const MODE_WORDS = {
@@ -36,7 +39,7 @@ function planSummary(store: OwnedStore) {
 async function settingsPage(
   request: FastifyRequest,
   reply: FastifyReply,
-  opts: { status?: number; error?: string | null; notice?: string | null; form?: URLSearchParams } = {},
+  opts: { status?: number; errors?: FieldErrors; notice?: string | null; form?: URLSearchParams } = {},
 ) {
   const store = request.ownedStore!;
   const v = (name: string, fallback: string) => opts.form?.get(name) ?? fallback;
@@ -44,18 +47,21 @@ async function settingsPage(
   const tracking = storeUrls(request.server.config, store.slug).tracking_url;
   const select = (name: string, values: readonly string[], current: string, words: (v: string) => string = (x) => x) =>
     html`<select id="s-${name}" name="${name}">${values.map((x) => html`<option value="${x}"${x === current ? html` selected` : ''}>${words(x)}</option>`)}</select>`;
+  const e = opts.errors;
   const content = html`<form method="post" action="${storePath(store.id, '/settings')}" class="card">${csrfField(request, reply, 'session')}
-<label for="s-name">Store name</label><input id="s-name" name="name" required maxlength="120" value="${v('name', store.name)}">
-<label for="s-currency">Currency</label><input id="s-currency" name="currency" required maxlength="3" pattern="[A-Za-z]{3}" value="${v('currency', store.currency)}">
-<label for="s-mode">Mode</label>${select('mode', STORE_MODES, v('mode', store.mode), (m) => MODE_WORDS[m as keyof typeof MODE_WORDS])}
+<label for="s-name">Store name</label><input id="s-name" name="name" required maxlength="120" value="${v('name', store.name)}"${invalidAttrs(e, 'name')}>${fieldError(e, 'name')}
+<label for="s-currency">Currency</label><input id="s-currency" name="currency" required maxlength="3" pattern="[A-Za-z]{3}" value="${v('currency', store.currency)}"${invalidAttrs(e, 'currency')}>${fieldError(e, 'currency')}
+<label for="s-mode">Mode</label>${select('mode', STORE_MODES, v('mode', store.mode), (m) => MODE_WORDS[m as keyof typeof MODE_WORDS])}${fieldError(e, 'mode')}
 <label class="dash-check"><input type="checkbox" name="published"${published ? html` checked` : ''}> Published (the storefront and the products API answer)</label>
-<label for="s-fee">Standard delivery fee (${store.currency}; for products without their own fee)</label><input id="s-fee" name="standard_delivery_fee" inputmode="decimal" value="${v('standard_delivery_fee', String(Number(store.standard_delivery_fee)))}">
+<label for="s-fee">Standard delivery fee (${store.currency}; for products without their own fee)</label><input id="s-fee" name="standard_delivery_fee" inputmode="decimal" value="${v('standard_delivery_fee', plainAmount(store.standard_delivery_fee))}"${invalidAttrs(e, 'standard_delivery_fee')}>${fieldError(e, 'standard_delivery_fee')}
+<label for="s-tz">Time zone (IANA name; the dashboard shows times in it)</label><input id="s-tz" name="time_zone" maxlength="64" list="time-zones" value="${v('time_zone', store.time_zone)}" placeholder="Africa/Casablanca"${invalidAttrs(e, 'time_zone')}>${fieldError(e, 'time_zone')}
+<datalist id="time-zones">${Intl.supportedValuesOf('timeZone').map((z) => html`<option value="${z}">`)}</datalist>${fieldError(e, 'plan')}
 <button type="submit">Save the settings</button></form>
 <h2>Plan</h2>${planSummary(store)}${plansTable()}<p class="muted">To change the plan, ask the operator of this service. A plan change applies from the next request. When a paid plan ends, limits fall back to the free ones and nothing is deleted: connected shops beyond the free allowance stay, but no new one can be connected, and the tracking page shows the Store Commerce badge again.</p>
 <h2>Tracking page</h2><p>Shoppers follow their orders at <a href="${tracking}">${tracking}</a>.</p>`;
   return sendStorePage(request, reply, 'settings', 'Store settings', content, {
     status: opts.status ?? 200,
-    error: opts.error ?? null,
+    error: opts.errors ? problemsSummary(opts.errors) : null,
     notice: opts.notice ?? null,
   });
 }
@@ -68,14 +74,9 @@ export async function settingsPages(app: FastifyInstance) {
 
   app.post<Params>('/stores/:storeId/settings', async (request, reply) => {
     const form = formOf(request);
-    let settings: StoreSettings;
-    try {
-      settings = parseSettings(form, request.ownedStore!.plan);
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      return settingsPage(request, reply, { status: 400, error: err.message, form });
-    }
-    await saveStoreSettings(app.orm.em, request.ownedStore!.id, settings);
+    const checked = checkSettings(form, request.ownedStore!.plan);
+    if (!checked.ok) return settingsPage(request, reply, { status: 400, errors: checked.problems, form });
+    await saveStoreSettings(app.orm.em, request.ownedStore!.id, checked.settings);
     return reply.redirect(storePath(request.ownedStore!.id, '/settings?done=saved'), 303);
   });
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from '../../../contract/zod.js';
 import { Store } from '../../../db/entities/store.js';
 import { findOwnerByEmail, signUp } from '../../../services/accounts/owners.js';
+import { issuePasswordReset, RESET_TTL_SECONDS } from '../../../services/accounts/passwords.js';
 import { addOwnerToStore } from '../../../services/accounts/stores.js';
 import { idOption } from '../args.js';
 import { defineCommand, fields } from '../command.js';
@@ -30,4 +31,22 @@ const ownerAdd = defineCommand({
   },
 });
 
-export const ownerCommands = [ownerAdd];
+const ownerResetPassword = defineCommand({
+  name: 'owner reset-password',
+  usage: '--email E',
+  summary: `Prints a one-time link (valid ${RESET_TTL_SECONDS / 60} minutes, single use) where the owner sets a new password; hand it to them yourself (this service sends no email).`,
+  options: { email: 'string' },
+  input: z.object({ email: z.string().min(3).max(254) }),
+  async run({ em, config }, input) {
+    const owner = await findOwnerByEmail(em, input.email);
+    if (!owner) throw new CommandError(`no account with the email ${input.email}`);
+    const { token, expiresAt } = await issuePasswordReset(em, owner.id);
+    const url = `${config.publicUrl}/dashboard/reset-password/${token}`;
+    return {
+      json: { url, expires_at: expiresAt.toISOString() },
+      text: `A one-time link for ${owner.email} (it works once):\n${fields({ url, expires_at: expiresAt }, '  ')}`,
+    };
+  },
+});
+
+export const ownerCommands = [ownerAdd, ownerResetPassword];

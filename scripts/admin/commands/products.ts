@@ -1,24 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { z } from '../../../contract/zod.js';
 import { insertProducts, NewProduct } from '../../../services/catalog/create.js';
+import { IMPORT_CHUNK, importProducts, issueText } from '../../../services/catalog/import.js';
 import { presentProduct } from '../../../services/catalog/product-row.js';
 import { findStore } from '../../../services/catalog/read.js';
 import { idOption } from '../args.js';
 import { defineCommand, fields } from '../command.js';
 import { CommandError, UsageError } from '../errors.js';
 
-/** Progress goes to stderr every this many products (and at the end); one INSERT per chunk. */
-const CHUNK = 100;
 const OPTION_OF: Record<string, string> = { compare_at_price: 'compare-at', delivery_fee: 'delivery-fee', image_url: 'image-url' };
-
-const issueText = (issues: z.core.$ZodIssue[], asOption: boolean) =>
-  issues
-    .map((i) => {
-      const path = i.path.map(String);
-      const name = asOption ? `--${OPTION_OF[path[0] ?? ''] ?? path[0]}` : path.join('.') || 'product';
-      return `${name} ${i.message}`;
-    })
-    .join('; ');
+const asOption = (field: string) => `--${OPTION_OF[field] ?? field}`;
 
 async function storeOrFail(em: Parameters<typeof findStore>[0], id: string) {
   const store = await findStore(em, { id });
@@ -74,7 +65,7 @@ const productCreate = defineCommand({
       sku: input.sku,
       archived: input.archived,
     });
-    if (!parsed.success) throw new UsageError(issueText(parsed.error.issues, true));
+    if (!parsed.success) throw new UsageError(issueText(parsed.error.issues, asOption));
     const store = await storeOrFail(em, input.store);
     const [row] = await insertProducts(em, store.id, [parsed.data]);
     const product = presentProduct(row!, store, config.publicUrl);
@@ -89,8 +80,7 @@ const productCreate = defineCommand({
 const productImport = defineCommand({
   name: 'product import',
   usage: '--store ID --file products.json',
-  summary:
-    'Adds many products from a JSON array (fields as in docs/catalogue-and-checkout.md); bad entries are listed, the rest imported. Progress on stderr every 100.',
+  summary: `Adds many products from a JSON array (fields as in docs/catalogue-and-checkout.md); bad entries are listed, the rest imported. Progress on stderr every ${IMPORT_CHUNK}.`,
   options: { store: 'string', file: 'string' },
   input: z.object({ store: idOption('store'), file: z.string().min(1) }),
   async run({ config, em }, input) {
@@ -102,22 +92,13 @@ const productImport = defineCommand({
       throw new CommandError(`cannot read ${input.file} as JSON: ${(err as Error).message}`);
     }
     if (!Array.isArray(items)) throw new CommandError(`${input.file} must hold a JSON array of products`);
-    const failed: { index: number; name: string | null; error: string }[] = [];
-    let imported = 0;
-    for (let start = 0; start < items.length; start += CHUNK) {
-      const valid: NewProduct[] = [];
-      items.slice(start, start + CHUNK).forEach((item, i) => {
-        const parsed = NewProduct.safeParse(item);
-        if (parsed.success) return void valid.push(parsed.data);
-        const name = (item as { name?: unknown } | null)?.name;
-        failed.push({ index: start + i, name: typeof name === 'string' ? name : null, error: issueText(parsed.error.issues, false) });
-      });
-      imported += (await insertProducts(em, store.id, valid)).length;
-      const done = Math.min(start + CHUNK, items.length);
-      process.stderr.write(
-        `${done === items.length ? 'done' : 'progress'}: ${done}/${items.length} read, ${imported} imported, ${failed.length} failed\n`,
-      );
-    }
+    // Progress goes to stderr after every chunk of IMPORT_CHUNK products (and at the end).
+    const { imported, failed } = await importProducts(em, store.id, items, {
+      onProgress: (done, r) =>
+        process.stderr.write(
+          `${done === items.length ? 'done' : 'progress'}: ${done}/${items.length} read, ${r.imported} imported, ${r.failed.length} failed\n`,
+        ),
+    });
     if (items.length === 0) process.stderr.write('done: 0/0 read, 0 imported, 0 failed\n');
     const text = [
       `Imported ${imported} of ${items.length} products into ${store.name} (${config.publicUrl}/s/${store.slug}).`,
