@@ -47,7 +47,7 @@ export function sendWebhook(
   body: Buffer,
   secret: string,
   deps: {
-    config: Pick<ResolvedConfig, 'webhookTimeoutMs' | 'allowLoopbackTargets'>;
+    config: Pick<ResolvedConfig, 'webhookTimeoutMs' | 'allowLoopbackTargets' | 'outboundExtraPorts'>;
     resolve?: Resolver | undefined;
     agents?: OutboundAgents;
   },
