@@ -1,3 +1,4 @@
+import { writeTransaction } from '../../db/transaction.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { StoreMode, StorePlan } from '../../domain/store.js';
 import { effectivePlan } from '../../domain/plan.js';
@@ -49,7 +50,7 @@ const withPlanInForce = (row: OwnedStore): OwnedStore => ({
 
 /** Creates a store owned by this owner, store and membership together or not at all. */
 export async function createOwnedStore(em: EntityManager, ownerId: string, input: NewStore): Promise<string> {
-  return em.transactional(async (tx) => {
+  return writeTransaction(em, async (tx) => {
     const store = await createStore(tx, input);
     await tx.execute(`insert into owner_stores (owner_id, store_id, role) values (?, ?, 'owner')`, [ownerId, store.id]);
     return store.id;

@@ -1,3 +1,4 @@
+import { writeTransaction } from '../../db/transaction.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError, notFound } from '../../contract/errors.js';
 import type { OrderPatch } from '../../contract/schemas/orders.js';
@@ -29,7 +30,7 @@ const mayChange = (editor: OrderEditor, row: OrderRow) => editor.connectionId ==
  * A connection key reaching an order of another shop, native or api gets 404, as if it were absent.
  */
 export async function patchOrder(em: EntityManager, editor: OrderEditor, id: string, patch: OrderPatch) {
-  return em.transactional(async (tx) => {
+  return writeTransaction(em, async (tx) => {
     const row = await findOrderRow(tx, editor.storeId, id, true);
     if (!row || !mayChange(editor, row)) throw notFound('order');
     const status = patch.status ?? row.status;
@@ -91,7 +92,7 @@ export async function patchOrder(em: EntityManager, editor: OrderEditor, id: str
 
 /** Archives an order (never a hard delete); it then drops out of lists unless include_archived=true. A connection key archives only its own shop's orders. */
 export async function archiveOrder(em: EntityManager, editor: OrderEditor, id: string) {
-  return em.transactional(async (tx) => {
+  return writeTransaction(em, async (tx) => {
     const row = await findOrderRow(tx, editor.storeId, id, true);
     if (!row || !mayChange(editor, row)) throw notFound('order');
     if (!row.archived) {

@@ -1,3 +1,4 @@
+import { writeTransaction } from '../../db/transaction.js';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { enqueueHandOffs } from '../../db/outbox.js';
@@ -49,7 +50,7 @@ export async function listDeliveries(
  * outbox, to an endpoint that must still exist. Returns null when the delivery or its endpoint is gone.
  */
 export async function replayDelivery(em: EntityManager, deliveryId: string): Promise<{ id: string; replay_of: string } | null> {
-  return em.transactional(async (tx) => {
+  return writeTransaction(em, async (tx) => {
     const [original] = await tx.execute<
       { id: string; store_id: string; endpoint_id: string; event_id: string; event_type: string; order_id: string }[]
     >(
