@@ -58,16 +58,39 @@ export interface AppDeps {
   resolve?: Resolver;
   /** Request counters and latency histograms (METRICS_PORT set); without them nothing is counted. */
   metrics?: ApiMetrics;
+  /** How long a request may take to arrive, headers and body (REQUEST_TIMEOUTS unless a test shortens it). */
+  timeouts?: { requestMs: number; headersMs: number };
 }
+
+/**
+ * How long a client may take to send a request: its headers (10 s) and all of it, body included (30 s; a
+ * 1 MB body at 40 KB/s). A stalled one is answered 408 and its connection closed, so it holds no turn, no
+ * socket and no memory for long. Node checks every second (its default is every 30 s).
+ */
+export const REQUEST_TIMEOUTS = { requestMs: 30_000, headersMs: 10_000, checkEveryMs: 1_000 } as const;
 
 /** Trusts the nearest `hops` addresses (the socket's peer is hop 0): the client is the entry the outermost trusted proxy added. */
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
 /** Composes the whole HTTP service; does not listen. */
-export async function buildApp({ config, orm, temporal, logger, resolve, metrics }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({
+  config,
+  orm,
+  temporal,
+  logger,
+  resolve,
+  metrics,
+  timeouts = REQUEST_TIMEOUTS,
+}: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: (logger ?? createLogger(config.logLevel)) as FastifyBaseLogger,
     bodyLimit: 1_048_576,
+    requestTimeout: timeouts.requestMs,
+    http: {
+      headersTimeout: Math.min(timeouts.headersMs, timeouts.requestMs),
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: REQUEST_TIMEOUTS.checkEveryMs,
+    },
     // A hop count as a function: this Fastify ignores a numeric trustProxy (it trusts no hop then).
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,

@@ -1,3 +1,4 @@
+import { writeTransaction } from '../db/transaction.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Store } from '../db/entities/store.js';
 import { enqueueHandOffs } from '../db/outbox.js';
@@ -12,7 +13,7 @@ import { planEndChanged, signalWithStart, workflowIds, workflows } from '../work
  * end, or stops when there is none. Null when no such store.
  */
 export async function setStorePlan(em: EntityManager, storeId: string, plan: StorePlan, paidUntil: Date | null): Promise<Store | null> {
-  return em.transactional(async (tx) => {
+  return writeTransaction(em, async (tx) => {
     const store = await tx.findOne(Store, storeId);
     if (!store) return null;
     const hadEnd = store.paidUntil != null;

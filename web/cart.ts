@@ -17,7 +17,7 @@ const FORM_BODY_LIMIT = 64 * 1024;
 
 /**
  * The hosted cart at {PUBLIC_URL}/s/{slug}/cart/{token}: GET shows it, POST places its cash-on-delivery
- * order, /confirmation shows the result. Pages, not API: HTML errors, unmetered, form bodies only here.
+ * order, /confirmation shows the result. Pages, not API: HTML errors, form bodies only here; only the POST is metered.
  */
 export async function cartPages(app: FastifyInstance) {
   const publicUrl = app.config.publicUrl;
@@ -86,7 +86,8 @@ export async function cartPages(app: FastifyInstance) {
 
   app.post<{ Params: Params; Body: unknown }>(
     '/s/:slug/cart/:token',
-    { ...unmetered, bodyLimit: FORM_BODY_LIMIT },
+    // A form post counts against the client's address like the API's keyless requests (the pages that are only read do not).
+    { bodyLimit: FORM_BODY_LIMIT },
     async (request, reply) => {
       const session = await openSession(request.params, reply, 'redirect');
       if (!session) return reply;

@@ -14,9 +14,13 @@ type Route = { Params: { platform: string }; Querystring: Record<string, unknown
 const FIELDS = ['site_url', 'return_url', 'state', 'name', 'currency', 'v'] as const;
 const one = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
-function invalidPage(reply: FastifyReply, problems: string[]) {
+/** The error page of a request the page cannot use; `back` (the plugin's return_url with svc_error) is offered as a link, never followed by itself. */
+function invalidPage(reply: FastifyReply, problems: string[], back?: string) {
+  const link = back
+    ? html`<p><a href="${back}" rel="noreferrer">Back to ${new URL(back).host}</a> (the address the request named: follow it only if it is your shop).</p>`
+    : '';
   const body = html`<div class="dash dash-narrow"><h1>This connection request cannot be used</h1><ul class="errors">${problems.map((p) => html`<li>${p}</li>`)}</ul>
-<p>Go back to your shop’s admin and start the connection again from the plugin. If it keeps failing, the plugin needs an update.</p></div>`;
+<p>Go back to your shop’s admin and start the connection again from the plugin. If it keeps failing, the plugin needs an update.</p>${link}</div>`;
   return sendPage(reply, 'Invalid connection request', body, { status: 400 });
 }
 
@@ -66,18 +70,22 @@ function signedOutPage(request: FastifyRequest, reply: FastifyReply, req: Connec
 
 /**
  * The connect page of the spec's Connection flow: GET shows it (sign-in first when needed), POST approves
- * or declines. Every failure goes back to the plugin (return_url with svc_error and state: 302 from GET,
- * 303 from POST) when return_url is proven the shop's own; only a request without such a return_url gets
- * an error page here. A POST that fails the form check (another site's form) stays here too (the guard's 403).
+ * or declines. A GET the page cannot use is an error page here, with a link back to return_url (svc_error
+ * and state) when it is on site_url's host: both come from the same query, so nothing proves them the shop's
+ * and nobody acted yet; an automatic redirect would make this page an open redirect. A failure after a
+ * signed-in owner posted the form goes back to the plugin (303). A POST that fails the form check (another
+ * site's form) stays here too (the guard's 403).
  */
 export async function connectPages(app: FastifyInstance) {
   app.get<Route>('/connect/:platform', { config: { dashboardPublic: true } }, async (request, reply) => {
     const query = (name: string) => one(request.query[name]);
     const parsed = parseConnectRequest(request.params.platform, query);
     if (!parsed.ok)
-      return parsed.returnTo
-        ? reply.redirect(connectReturnUrl(parsed.returnTo, { error: 'invalid_request' }), 302)
-        : invalidPage(reply, parsed.problems);
+      return invalidPage(
+        reply,
+        parsed.problems,
+        parsed.returnTo ? connectReturnUrl(parsed.returnTo, { error: 'invalid_request' }) : undefined,
+      );
     return request.ownerSession ? approvalPage(request, reply, parsed.request, query) : signedOutPage(request, reply, parsed.request);
   });
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError } from '../../contract/errors.js';
 import { hashPassword, needsRehash, passwordProblem, verifyNothing, verifyPassword } from '../../domain/password.js';
+import { passwordHashing } from './hashing.js';
 
 export interface Owner {
   id: string;
@@ -17,38 +18,54 @@ export function emailProblem(email: string): string | null {
   return null;
 }
 
-/** Creates an account with a scrypt-hashed password; a bad email or a weak password is 400 naming it, a taken address 409. */
+/** Why a sign-up is refused for its form (a bad email or a weak password: 400 naming it), before anything is hashed. */
+export function signUpProblem(emailText: string, password: string): ApiError | null {
+  const badEmail = emailProblem(normalizeEmail(emailText));
+  if (badEmail) return new ApiError('invalid_request', badEmail, 'email');
+  const weak = passwordProblem(password);
+  return weak ? new ApiError('invalid_request', weak, 'password') : null;
+}
+
+const taken = () => new ApiError('conflict', 'An account with this email already exists; sign in instead.', 'email');
+
+/**
+ * Creates an account with a scrypt-hashed password; a bad email or a weak password is 400 naming it, a
+ * taken address 409. A taken address is found before hashing (it costs no hash); the hash goes through
+ * the process's hashing gate (503 with Retry-After when it is full).
+ */
 export async function signUp(em: EntityManager, emailText: string, password: string): Promise<Owner> {
   const email = normalizeEmail(emailText);
-  const badEmail = emailProblem(email);
-  if (badEmail) throw new ApiError('invalid_request', badEmail, 'email');
-  const weak = passwordProblem(password);
-  if (weak) throw new ApiError('invalid_request', weak, 'password');
-  const hash = await hashPassword(password);
+  const problem = signUpProblem(email, password);
+  if (problem) throw problem;
+  if (await findOwnerByEmail(em, email)) throw taken();
+  const hash = await passwordHashing.run(() => hashPassword(password));
   const rows = await em.execute<Owner[]>(
     `insert into owners (id, email, password_hash) values (?, ?, ?) on conflict (email) do nothing returning id, email`,
     [randomUUID(), email, hash],
   );
-  if (!rows[0]) throw new ApiError('conflict', 'An account with this email already exists; sign in instead.', 'email');
+  if (!rows[0]) throw taken();
   return rows[0];
 }
 
-/** The account when email and password match (its hash renewed if made with older parameters); null otherwise, in about the same time whether the email exists or not. */
+/** The account when email and password match (its hash renewed if made with older parameters); null otherwise, in about the same time whether the email exists or not. Hashes through the gate (503 when full). */
 export async function checkCredentials(em: EntityManager, emailText: string, password: string): Promise<Owner | null> {
   const email = normalizeEmail(emailText);
   if (password.length > 1000) return null;
   const [row] = await em.execute<(Owner & { password_hash: string })[]>(`select id, email, password_hash from owners where email = ?`, [
     email,
   ]);
-  if (!row) return verifyNothing(password).then(() => null);
-  if (!(await verifyPassword(password, row.password_hash))) return null;
-  // A hash of older, cheaper parameters is replaced now that the password is known (unless it changed meanwhile).
+  if (!row) return passwordHashing.run(() => verifyNothing(password)).then(() => null);
+  if (!(await passwordHashing.run(() => verifyPassword(password, row.password_hash)))) return null;
+  // A hash of older, cheaper parameters is replaced now that the password is known (unless it changed
+  // meanwhile); when the gate is full it waits for the next sign-in rather than refuse this one.
   if (needsRehash(row.password_hash)) {
-    await em.execute(`update owners set password_hash = ? where id = ? and password_hash = ?`, [
-      await hashPassword(password),
-      row.id,
-      row.password_hash,
-    ]);
+    const hash = await passwordHashing
+      .run(() => hashPassword(password))
+      .catch((err: unknown) => {
+        if (err instanceof ApiError && err.code === 'unavailable') return null;
+        throw err;
+      });
+    if (hash) await em.execute(`update owners set password_hash = ? where id = ? and password_hash = ?`, [hash, row.id, row.password_hash]);
   }
   return { id: row.id, email: row.email };
 }

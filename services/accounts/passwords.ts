@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { hashPassword, passwordProblem } from '../../domain/password.js';
+import { writeTransaction } from '../../db/transaction.js';
+import { passwordHashing } from './hashing.js';
 import { checkCredentials, type Owner } from './owners.js';
 
 /** How long a reset link works (single use within it). */
@@ -25,8 +27,8 @@ export async function changePassword(
   if (weak) return { ok: false, field: 'new_password', message: weak };
   if (!(await checkCredentials(em, owner.email, current)))
     return { ok: false, field: 'current_password', message: 'The current password is wrong.' };
-  const hash = await hashPassword(next);
-  await em.transactional(async (tx) => {
+  const hash = await passwordHashing.run(() => hashPassword(next));
+  await writeTransaction(em, async (tx) => {
     await tx.execute(`update owners set password_hash = ? where id = ?`, [hash, owner.id]);
     await tx.execute(`delete from owner_sessions where owner_id = ? and id <> ?`, [owner.id, keepSessionId]);
     // A reset link issued before the change is of no use any more.
@@ -66,8 +68,8 @@ export async function completePasswordReset(em: EntityManager, token: string, ne
   const weak = passwordProblem(next);
   if (weak) return { ok: false, reason: 'weak', message: weak };
   if (!(await findPasswordReset(em, token))) return { ok: false, reason: 'invalid' };
-  const hash = await hashPassword(next);
-  return em.transactional(async (tx): Promise<ResetResult> => {
+  const hash = await passwordHashing.run(() => hashPassword(next));
+  return writeTransaction(em, async (tx): Promise<ResetResult> => {
     const [spent] = await tx.execute<Owner[]>(
       `with r as (update owner_password_resets set used_at = now() where id = ? and used_at is null and expires_at > now() returning owner_id)
        update owners o set password_hash = ? from r where o.id = r.owner_id returning o.id, o.email`,

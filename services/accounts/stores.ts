@@ -1,3 +1,4 @@
+import { writeTransaction } from '../../db/transaction.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { StoreMode, StorePlan } from '../../domain/store.js';
 import { effectivePlan } from '../../domain/plan.js';
@@ -62,7 +63,7 @@ export const STORES_PER_ACCOUNT = 20;
  * when the owner already has STORES_PER_ACCOUNT stores, counted under the owner's lock so a burst stops at it.
  */
 export async function createOwnedStore(em: EntityManager, ownerId: string, input: NewStore): Promise<string> {
-  return em.transactional(async (tx) => {
+  return writeTransaction(em, async (tx) => {
     await tx.execute(`select pg_advisory_xact_lock(hashtextextended('owned-stores:' || ?::text, 0))`, [ownerId]);
     const [owned] = await tx.execute<{ n: number }[]>(`select count(*)::int as n from owner_stores where owner_id = ?`, [ownerId]);
     if (owned!.n >= STORES_PER_ACCOUNT)

@@ -1,3 +1,4 @@
+import { writeTransaction } from '../../db/transaction.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { stockAfter, type PricedCart } from '../../domain/cart.js';
 import type { Shopper } from '../../domain/shopper-form.js';
@@ -44,7 +45,7 @@ export async function placeCartOrder(
 ): Promise<PlaceOutcome> {
   let outcome: PlaceOutcome | null;
   try {
-    outcome = await em.transactional(async (tx) => {
+    outcome = await writeTransaction(em, async (tx) => {
       const claimed = await tx.execute(
         `update checkout_sessions set status = 'used', used_at = now() where id = ? and status = 'open' and expires_at > now() returning id`,
         [session.id],

@@ -1,3 +1,4 @@
+import { writeTransaction } from '../../db/transaction.js';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError } from '../../contract/errors.js';
@@ -53,7 +54,7 @@ export async function approveConnection(
 ): Promise<{ code: string; expires_at: string; codeId: string }> {
   const host = shopHost(input.siteUrl);
   if (!host) throw new ApiError('invalid_request', 'site_url must be an http(s) address.', 'site_url');
-  return em.transactional(async (tx) => {
+  return writeTransaction(em, async (tx) => {
     const allowance = await connectionAllowance(tx, input.storeId, true);
     if (allowance.full) throw planLimitReached(allowance);
     const code = randomBytes(32).toString('base64url');
@@ -94,7 +95,7 @@ const refuse = (message: string, param?: string) => new ApiError('invalid_reques
 export async function exchangeCode(em: EntityManager, input: { code: string; siteUrl: string; secretsKey: Buffer; publicUrl: string }) {
   const host = shopHost(input.siteUrl);
   if (!host) throw refuse('site_url must be the shop’s http(s) address.', 'site_url');
-  return em.transactional(async (tx) => {
+  return writeTransaction(em, async (tx) => {
     const [code] = await tx.execute<
       { id: string; store_id: string; platform: Platform; site_url: string; shop_name: string | null; currency: string | null }[]
     >(

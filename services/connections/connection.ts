@@ -1,3 +1,4 @@
+import { writeTransaction } from '../../db/transaction.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError } from '../../contract/errors.js';
 import type { TargetPolicy } from '../../domain/address-check.js';
@@ -66,7 +67,7 @@ export async function recordHeartbeat(
 
 /** Disconnects: the connection's keys stop working from the next request, pushes stop, copied orders stay. */
 export async function disconnect(em: EntityManager, connectionId: string): Promise<void> {
-  await em.transactional(async (tx) => {
+  await writeTransaction(em, async (tx) => {
     await tx.execute(
       `update connections set status = 'disconnected', disconnected_at = now(), status_detail = 'disconnected by the plugin', updated_at = now() where id = ?`,
       [connectionId],

@@ -1,3 +1,4 @@
+import { writeTransaction } from '../../db/transaction.js';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { wakeLane } from '../../db/lanes.js';
@@ -145,7 +146,7 @@ export async function listUpdates(em: EntityManager, connectionId: string, faile
 
 /** Sends waiting or failed updates again now (operator replay): resets their push state and wakes the push. */
 export async function replayUpdates(em: EntityManager, connectionId: string, updateId?: string): Promise<number> {
-  return em.transactional(async (tx) => {
+  return writeTransaction(em, async (tx) => {
     const rows = await tx.execute<{ id: string }[]>(
       `update connection_updates set state = 'waiting', push_failed = false, push_attempts = 0, next_push_at = now(), ack_error = null, updated_at = now()
        where connection_id = ? and (state = 'waiting' or state = 'failed')${updateId ? ' and id = ?' : ''} returning id`,

@@ -1,3 +1,4 @@
+import { writeTransaction } from '../../db/transaction.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { connectionAllowance, createConnection, planLimitReached, type Platform } from '../connections/codes.js';
 import { disconnect } from '../connections/connection.js';
@@ -30,7 +31,7 @@ export async function createManualConnection(
   em: EntityManager,
   input: { storeId: string; platform: Platform; siteUrl: string; shopName: string | null; secretsKey: Buffer },
 ) {
-  return em.transactional(async (tx) => {
+  return writeTransaction(em, async (tx) => {
     await tx.execute(`select id from stores where id = ? for update`, [input.storeId]);
     const allowance = await connectionAllowance(tx, input.storeId);
     if (allowance.full) throw planLimitReached(allowance);

@@ -1,3 +1,4 @@
+import { writeTransaction } from '../../db/transaction.js';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError } from '../../contract/errors.js';
@@ -40,7 +41,7 @@ export async function savePushSubscription(
   if (!key || key.length !== 65 || key[0] !== 4)
     throw new ApiError('invalid_request', 'p256dh must be an uncompressed P-256 public key in base64url.', 'p256dh');
   if (base64urlBytes(input.auth)?.length !== 16) throw new ApiError('invalid_request', 'auth must be 16 bytes in base64url.', 'auth');
-  return em.transactional(async (tx) => {
+  return writeTransaction(em, async (tx) => {
     await tx.execute(`select id from stores where id = ? for update`, [input.storeId]);
     const [{ n }] = (await tx.execute<{ n: number }[]>(
       `select count(*)::int as n from push_subscriptions where store_id = ? and endpoint <> ?`,

@@ -1,3 +1,4 @@
+import { writeTransaction } from '../../db/transaction.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError, notFound } from '../../contract/errors.js';
 import type { OrderPatch } from '../../contract/schemas/orders.js';
@@ -29,7 +30,7 @@ const isOutside = (row: OrderRow) => row.source === 'platform_a' || row.source =
  * platform's order needs that order's own connection key (409 otherwise; nothing changes).
  */
 export async function patchOrder(em: EntityManager, editor: OrderEditor, id: string, patch: OrderPatch) {
-  return em.transactional(async (tx) => {
+  return writeTransaction(em, async (tx) => {
     const row = await findOrderRow(tx, editor.storeId, id, true);
     if (!row) throw notFound('order');
     const status = patch.status ?? row.status;
@@ -91,7 +92,7 @@ export async function patchOrder(em: EntityManager, editor: OrderEditor, id: str
 
 /** Archives any order of the store (never a hard delete); it then drops out of lists unless include_archived=true. */
 export async function archiveOrder(em: EntityManager, editor: OrderEditor, id: string) {
-  return em.transactional(async (tx) => {
+  return writeTransaction(em, async (tx) => {
     const row = await findOrderRow(tx, editor.storeId, id, true);
     if (!row) throw notFound('order');
     if (!row.archived) {

@@ -1,3 +1,4 @@
+import { writeTransaction } from '../../db/transaction.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError } from '../../contract/errors.js';
 import { OrderInput, type UpsertResult } from '../../contract/schemas/orders.js';
@@ -45,7 +46,7 @@ async function applyPrepared(em: EntityManager, sender: OrderSender, prepared: P
   }
   // The same external id twice in one batch: later ones apply in later rounds, in input order.
   for (const round of rounds(ready)) {
-    const results = await em.transactional((tx) => applyRound(tx, sender, round, backfill));
+    const results = await writeTransaction(em, (tx) => applyRound(tx, sender, round, backfill));
     for (const [i, r] of results.entries()) outcomes[round[i]!.index] = r;
   }
   return outcomes;

@@ -86,8 +86,13 @@ export async function findById(em: EntityManager, orderId: string): Promise<{ ro
     [orderId],
   );
   if (!row) return { row: null, retryAfter: null };
-  const [lock] = await em.execute<{ retry_after: number | null }[]>(`select ${LOCK} as retry_after`, [row.store_id, lockoutKeyOf(row)]);
-  return { row, retryAfter: lock?.retry_after ?? null };
+  return { row, retryAfter: await runningLockout(em, row.store_id, lockoutKeyOf(row)) };
+}
+
+/** The seconds left of a running lockout of an order key in a store, or null when none runs. */
+export async function runningLockout(em: EntityManager, storeId: string, orderKey: string): Promise<number | null> {
+  const [lock] = await em.execute<{ retry_after: number | null }[]>(`select ${LOCK} as retry_after`, [storeId, orderKey]);
+  return lock?.retry_after ?? null;
 }
 
 /** A store's id and name by its slug (the store's tracking page), and whether its pages carry the badge; or null. */

@@ -1,3 +1,4 @@
+import { writeTransaction } from '../../db/transaction.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { enqueueHandOffs } from '../../db/outbox.js';
 import { iso } from '../../domain/dates.js';
@@ -56,7 +57,7 @@ export async function recordWrongTry(
   orderKey: string,
   rule: LockoutRule,
 ): Promise<TrackingLockoutState> {
-  return em.transactional(async (tx) => {
+  return writeTransaction(em, async (tx) => {
     const s = rule.lockoutSeconds;
     const [row] = await tx.execute<StateRow[]>(WRONG_TRY, [storeId, orderKey, rule.maxWrong, s, s, s, rule.maxWrong, s, s]);
     const state = toState(row!);

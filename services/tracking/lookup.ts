@@ -1,3 +1,4 @@
+import { writeTransaction } from '../../db/transaction.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError } from '../../contract/errors.js';
@@ -5,7 +6,7 @@ import type { TrackingResult } from '../../contract/schemas/tracking.js';
 import { showsTrackingBadge } from '../../domain/plan.js';
 import { orderNumberKey } from '../../domain/tracking-contact.js';
 import { decideTracking } from '../../domain/tracking-decision.js';
-import { findById, findByNumber, lockoutKeyOf, type TrackingRow } from './find.js';
+import { findById, findByNumber, lockoutKeyOf, runningLockout, type TrackingRow } from './find.js';
 import { recordWrongTry, type LockoutRule } from './lockout.js';
 import { presentTracking } from './present.js';
 
@@ -94,16 +95,37 @@ async function settle(
   contact: string | undefined,
   retryAfter: number | null,
 ): Promise<TrackingFound> {
-  const decision = decideTracking(rows, contact, retryAfter === null ? null : { retryAfter });
+  const decision =
+    rows.length > 0 && contact !== undefined && retryAfter === null
+      ? await compareUnderLock(em, rule, rows, contact)
+      : decideTracking(rows, contact, retryAfter === null ? null : { retryAfter });
   if (decision.kind === 'found') {
     return { result: presentTracking(decision.order), orderId: decision.order.id, trackingBadge: badgeOf(decision.order) };
   }
-  // Every order sharing the number shares one counter: the lockout is per store and order number.
-  if (decision.kind === 'contact_wrong') await recordWrongTry(em, rows[0]!.store_id, lockoutKeyOf(rows[0]!), rule);
   const left = TRACKING_FAILURE_FLOOR_MS - (performance.now() - started);
   if (left > 0) await sleep(left);
   if (decision.kind === 'not_found') throw new TrackingRefused('not_found', null);
   throw new TrackingRefused(decision.kind, rows[0]!.store_name, decision.kind === 'locked' ? decision.retryAfter : null, badgeOf(rows[0]!));
+}
+
+/**
+ * Compares a contact under the order number's lock: the lockout is read again, the contact compared and a
+ * wrong one counted in one transaction that holds a transaction-level advisory lock on (store, order key),
+ * so concurrent tries of one number take turns. Once a wrong try reaches the maximum, every later one (the
+ * right contact too) finds the lockout and is refused without being compared: a burst of guesses gets
+ * exactly `maxWrong` comparisons, whatever the number of clients sending them.
+ */
+async function compareUnderLock(em: EntityManager, rule: LockoutRule, rows: TrackingRow[], contact: string) {
+  // Every order sharing the number shares one counter: the lockout is per store and order number.
+  const storeId = rows[0]!.store_id;
+  const orderKey = lockoutKeyOf(rows[0]!);
+  return writeTransaction(em, async (tx) => {
+    await tx.execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`tracking-lockout/${storeId}/${orderKey}`]);
+    const retryAfter = await runningLockout(tx, storeId, orderKey);
+    const decision = decideTracking(rows, contact, retryAfter === null ? null : { retryAfter });
+    if (decision.kind === 'contact_wrong') await recordWrongTry(tx, storeId, orderKey, rule);
+    return decision;
+  });
 }
 
 const badgeOf = (row: TrackingRow) => showsTrackingBadge({ plan: row.store_plan, paidUntil: row.store_paid_until });

@@ -1,3 +1,4 @@
+import { writeTransaction } from '../../db/transaction.js';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { enqueueHandOffs } from '../../db/outbox.js';
@@ -67,7 +68,7 @@ export async function replayDelivery(
   deliveryId: string,
   opts: { metered?: boolean } = {},
 ): Promise<ReplayOutcome | null> {
-  return em.transactional(async (tx) => {
+  return writeTransaction(em, async (tx) => {
     const [original] = await tx.execute<
       { id: string; store_id: string; endpoint_id: string; event_id: string; event_type: string; order_id: string }[]
     >(

@@ -1,3 +1,4 @@
+import { writeTransaction } from '../../db/transaction.js';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError, notFound } from '../../contract/errors.js';
@@ -34,7 +35,7 @@ export async function createEndpoint(
   const url = target.url.toString();
   const secret = generateWebhookSecret();
   const id = randomUUID();
-  return em.transactional(async (tx) => {
+  return writeTransaction(em, async (tx) => {
     // Serialises creations per store, so the count check below cannot be raced past.
     await tx.execute(`select id from stores where id = ? for update`, [input.storeId]);
     const [{ n }] = (await tx.execute<{ n: number }[]>(
@@ -68,7 +69,7 @@ export async function listEndpoints(em: EntityManager, storeId: string) {
 export async function deleteEndpoint(em: EntityManager, storeId: string, id: string) {
   // Only a well-formed uuid can name an endpoint (anything else would fail the cast in PostgreSQL).
   if (!isUuid(id)) throw notFound('webhook');
-  return em.transactional(async (tx) => {
+  return writeTransaction(em, async (tx) => {
     const rows = await tx.execute<{ id: string }[]>(
       `update webhook_endpoints set active = false, deleted_at = now() where id = ? and store_id = ? and deleted_at is null returning id`,
       [id, storeId],

@@ -25,7 +25,13 @@ export const CLOSED_PORT_DATABASE = 'postgres://postgres@127.0.0.1:1/unreachable
 export const CLOSED_PORT_TEMPORAL = '127.0.0.1:1';
 
 export async function buildPlumbingApp(
-  options: { databaseUrl?: string; temporalAddress?: string; routes?: (app: FastifyInstance) => void } = {},
+  options: {
+    databaseUrl?: string;
+    temporalAddress?: string;
+    routes?: (app: FastifyInstance) => void;
+    /** Shorter request timeouts than REQUEST_TIMEOUTS (api/app.ts), for a test of a stalled body. */
+    timeouts?: { requestMs: number; headersMs: number };
+  } = {},
 ): Promise<PlumbingApp> {
   const databaseUrl = options.databaseUrl ?? inject('databaseUrl');
   const temporalAddress = options.temporalAddress ?? inject('temporalAddress');
@@ -34,7 +40,7 @@ export async function buildPlumbingApp(
   const temporal = createTemporalClient({ address: temporalAddress, namespace: 'default', taskQueue: inject('taskQueue') });
   const logs: Record<string, unknown>[] = [];
   const logger = createLogger('info', { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
-  const app = await buildApp({ config, orm, temporal, logger });
+  const app = await buildApp({ config, orm, temporal, logger, ...(options.timeouts ? { timeouts: options.timeouts } : {}) });
   options.routes?.(app);
   await app.ready();
   const ip = randomLoopbackIp();

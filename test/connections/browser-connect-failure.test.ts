@@ -1,6 +1,6 @@
 // Connect failures in real headless Chromium: the owner approves a store at its plan's limit and the browser
 // lands back on the shop's return_url with svc_error=plan_limit and the plugin's state; a request the page
-// cannot use goes back the same way with svc_error=invalid_request.
+// cannot use stays on an error page whose link goes back with svc_error=invalid_request.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOwnedStore } from '../../services/accounts/stores.js';
 import { startReceiver } from '../helpers/receiver.js';
@@ -54,8 +54,11 @@ describe.runIf(hasChromium)('connect failures in a browser', () => {
     expect(back.searchParams.has('svc_code')).toBe(false);
     expect(await page.textContent('body')).toContain('back in the shop admin');
 
-    // A request for an unknown platform goes straight back, signed in or not.
+    // A request for an unknown platform is never redirected: the page shows the problem and a link back.
     await page.goto(connectUrl(site, returnUrl, 'state-bad', 'platform_z'));
+    expect(await page.textContent('h1')).toContain('cannot be used');
+    expect(page.url()).toContain(`${s.base}/connect/platform_z`);
+    await page.click('a:has-text("Back to")');
     await page.waitForURL(/svc_error=/);
     const bad = new URL(page.url());
     expect(bad.searchParams.get('svc_error')).toBe('invalid_request');

@@ -1,6 +1,7 @@
-// Every failure of the connect page goes back to the plugin (return_url with svc_error and state) when
-// return_url is proven the shop's own (an http(s) address on site_url's host); only a request without
-// such a return_url gets an error page on the service (test/dashboard/connect.test.ts lists those).
+// A connect request the page cannot use is an error page on the service, never a redirect: return_url and
+// site_url come from the same query, so an automatic redirect would be an open one. When return_url is on
+// site_url's host the page links back to it (svc_error and state); a failure after a signed-in owner posted
+// the form goes back to the plugin (303) (test/dashboard/connect.test.ts lists the pages without a link).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTestConnection } from '../helpers/store.js';
@@ -33,19 +34,45 @@ function backTo(res: { statusCode: number; headers: Record<string, unknown> }, s
   return { error: url.searchParams.get('svc_error'), state: url.searchParams.get('state') };
 }
 
-describe('a request the page cannot use goes back with svc_error=invalid_request (302) when return_url is the shop’s', () => {
+/** The link back offered on the error page: return_url itself (its own query kept), with svc_error and state. */
+function linkBack(res: { statusCode: number; headers: Record<string, unknown>; body: string }) {
+  expect(res.statusCode).toBe(400);
+  expect(res.headers.location).toBeUndefined();
+  const href = /<a href="(https:[^"]+)" rel="noreferrer">Back to/.exec(res.body)?.[1];
+  expect(href).toBeDefined();
+  const url = new URL(href!.replaceAll('&amp;', '&'));
+  expect(`${url.origin}${url.pathname}`).toBe('https://shop-f.example/wp-admin/admin.php');
+  expect(url.searchParams.get('page')).toBe('svc');
+  expect(url.searchParams.has('svc_code')).toBe(false);
+  return { error: url.searchParams.get('svc_error'), state: url.searchParams.get('state') };
+}
+
+describe('a request the page cannot use is an error page with a link back (svc_error=invalid_request), never a redirect', () => {
   const cases: [string, string, Record<string, string>, string | null][] = [
     ['an unknown platform', 'platform_z', GOOD, 'st-9'],
-    ['no state (sent back without one)', 'platform_a', { ...GOOD, state: '' }, null],
-    ['a state over 500 characters (sent back without one)', 'platform_a', { ...GOOD, state: 'x'.repeat(501) }, null],
+    ['no state (the link carries none)', 'platform_a', { ...GOOD, state: '' }, null],
+    ['a state over 500 characters (the link carries none)', 'platform_a', { ...GOOD, state: 'x'.repeat(501) }, null],
   ];
   for (const [what, platform, params, state] of cases) {
     it(what, async () => {
       for (const c of [new PageClient(t), await signedIn()]) {
-        expect(backTo(await c.get(connectPath(params, platform)), 302)).toEqual({ error: 'invalid_request', state });
+        expect(linkBack(await c.get(connectPath(params, platform)))).toEqual({ error: 'invalid_request', state });
       }
     });
   }
+
+  it('site_url and return_url on another site (both from the same query), unknown platform or no state: no redirect off the service', async () => {
+    const evil = { ...GOOD, site_url: 'https://evil.example', return_url: 'https://evil.example/x' };
+    for (const [platform, params] of [
+      ['platform_z', evil],
+      ['platform_a', { ...evil, state: '' }],
+    ] as const) {
+      const res = await new PageClient(t).get(connectPath(params, platform));
+      expect(res.statusCode).toBe(400);
+      expect(res.headers.location).toBeUndefined();
+      expect(res.headers['content-type']).toContain('text/html');
+    }
+  });
 
   it('a return_url that cannot be proven the shop’s (no valid site_url, another host) is an error page on the service, never a redirect', async () => {
     for (const params of [

@@ -59,7 +59,11 @@ function signUpPage(
 
 const minutes = (seconds: number) => Math.max(1, Math.ceil(seconds / 60));
 
-/** Sign in, sign up and sign out. Failed sign-ins are throttled per client and per email from one client (429 with a clear message; docs/dashboard.md). */
+/**
+ * Sign in, sign up and sign out. Failed sign-ins are throttled per client and per email from one client,
+ * sign-ups per client (every attempt counts but those refused before hashing; 429 with a clear message);
+ * every hash waits for the process's hashing gate (503 with Retry-After when full; docs/dashboard.md).
+ */
 export async function authPages(app: FastifyInstance) {
   const em = () => app.orm.em;
   const pub = { config: { dashboardPublic: true } };
@@ -86,7 +90,11 @@ export async function authPages(app: FastifyInstance) {
         error: `Too many failed sign-ins from your network. Try again in ${minutes(wait)} minute(s).`,
       });
     }
-    const owner = await checkCredentials(em(), email, form.get('password') ?? '');
+    const owner = await checkCredentials(em(), email, form.get('password') ?? '').catch(async (err: unknown) => {
+      // Refused before any hash (the hashing gate is full: 503 with Retry-After): the attempt is given back.
+      if (err instanceof ApiError && err.code === 'unavailable') await giveBackAttempt(em(), buckets);
+      throw err;
+    });
     if (!owner) return signInPage(request, reply, next, { status: 401, email, error: 'The email or the password is wrong.' });
     await forgiveSignIn(em(), buckets);
     await startSession(request, reply, owner.id);
@@ -112,9 +120,12 @@ export async function authPages(app: FastifyInstance) {
     try {
       owner = await signUp(em(), email, form.get('password') ?? '');
     } catch (err) {
-      // A bad email, a weak password, a taken address: the form again, with the reason.
       if (!(err instanceof ApiError)) throw err;
-      await giveBackAttempt(em(), bucket);
+      // Only what is refused before hashing is given back (a bad form, a full hashing gate). A taken address
+      // costs no hash but stays counted like any other attempt, so telling emails apart is bounded by the limit.
+      if (err.code !== 'conflict') await giveBackAttempt(em(), bucket);
+      if (err.code === 'unavailable') throw err;
+      // A bad email, a weak password, a taken address: the form again, with the reason.
       return signUpPage(request, reply, next, { status: 400, email, error: err.message });
     }
     await startSession(request, reply, owner.id);

@@ -16,14 +16,23 @@ import { sendMessage } from './render.js';
 import { settingsPages } from './settings.js';
 import { webhookPages } from './webhooks.js';
 
+/** The largest dashboard or connect form body (a webhook form, settings: a few hundred bytes). */
+export const PAGE_FORM_BODY_LIMIT = 64 * 1024;
+
 /**
  * The store owner's dashboard under /dashboard and the plugin connect page /connect/{platform}: HTML pages
- * with their own session auth, form parsing, CSRF checks and HTML error pages. Not API routes: unmetered.
+ * with their own session auth, form parsing, CSRF checks and HTML error pages. Not API routes: only their POSTs are metered.
  */
 export async function dashboardPages(app: FastifyInstance) {
-  // Every page route here is outside the API's key auth and rate limits; accounts have their own throttle.
+  // Page routes are outside the API's key auth. Every POST (a sign-in, a sign-up, any form) counts against
+  // the client's address like the API's keyless requests (ANONYMOUS_PER_IP a minute, 429 with Retry-After);
+  // pages that are only read stay unmetered. Accounts have their own throttle on top.
+  // Every form here is small: a body over PAGE_FORM_BODY_LIMIT is refused (413) before it is read or waits
+  // for one of the large bodies' turns.
   app.addHook('onRoute', (route) => {
-    route.config = { ...route.config, unmetered: true };
+    const posts = [route.method].flat().includes('POST');
+    route.config = { ...route.config, unmetered: !posts };
+    route.bodyLimit ??= PAGE_FORM_BODY_LIMIT;
   });
   installGuard(app);
   app.setErrorHandler((err, request, reply) => {
