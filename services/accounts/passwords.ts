@@ -37,12 +37,22 @@ export async function changePassword(
   return { ok: true };
 }
 
-/** A one-time reset link's token for this owner (only its SHA-256 is stored); valid RESET_TTL_SECONDS, single use. */
-export async function issuePasswordReset(em: EntityManager, ownerId: string): Promise<{ token: string; expiresAt: Date }> {
+/** How long the link of `owner add` for an existing account works: the operator hands it over, maybe a day later. */
+export const INVITE_TTL_SECONDS = 72 * 3600;
+
+/**
+ * A one-time reset link's token for this owner (only its SHA-256 is stored); valid RESET_TTL_SECONDS, single
+ * use. With `storeId` it is an invitation: setting the password through it also makes the owner one of that store's.
+ */
+export async function issuePasswordReset(
+  em: EntityManager,
+  ownerId: string,
+  invite?: { storeId: string },
+): Promise<{ token: string; expiresAt: Date }> {
   const token = randomBytes(32).toString('base64url');
   const [row] = await em.execute<{ expires_at: Date | string }[]>(
-    `insert into owner_password_resets (id, owner_id, expires_at) values (?, ?, now() + make_interval(secs => ?)) returning expires_at`,
-    [digest(token), ownerId, RESET_TTL_SECONDS],
+    `insert into owner_password_resets (id, owner_id, store_id, expires_at) values (?, ?, ?, now() + make_interval(secs => ?)) returning expires_at`,
+    [digest(token), ownerId, invite?.storeId ?? null, invite ? INVITE_TTL_SECONDS : RESET_TTL_SECONDS],
   );
   return { token, expiresAt: new Date(row!.expires_at) };
 }
@@ -70,14 +80,20 @@ export async function completePasswordReset(em: EntityManager, token: string, ne
   if (!(await findPasswordReset(em, token))) return { ok: false, reason: 'invalid' };
   const hash = await passwordHashing.run(() => hashPassword(next));
   return writeTransaction(em, async (tx): Promise<ResetResult> => {
-    const [spent] = await tx.execute<Owner[]>(
-      `with r as (update owner_password_resets set used_at = now() where id = ? and used_at is null and expires_at > now() returning owner_id)
-       update owners o set password_hash = ? from r where o.id = r.owner_id returning o.id, o.email`,
+    const [spent] = await tx.execute<(Owner & { store_id: string | null })[]>(
+      `with r as (update owner_password_resets set used_at = now() where id = ? and used_at is null and expires_at > now() returning owner_id, store_id)
+       update owners o set password_hash = ? from r where o.id = r.owner_id returning o.id, o.email, r.store_id`,
       [digest(token), hash],
     );
     if (!spent) return { ok: false, reason: 'invalid' };
+    // An invitation's store (owner add): given now, to whoever held the operator's link.
+    if (spent.store_id)
+      await tx.execute(`insert into owner_stores (owner_id, store_id, role) values (?, ?, 'owner') on conflict do nothing`, [
+        spent.id,
+        spent.store_id,
+      ]);
     await tx.execute(`delete from owner_sessions where owner_id = ?`, [spent.id]);
     await tx.execute(`delete from owner_password_resets where owner_id = ? and used_at is null`, [spent.id]);
-    return { ok: true, owner: spent };
+    return { ok: true, owner: { id: spent.id, email: spent.email } };
   });
 }

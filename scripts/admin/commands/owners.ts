@@ -11,22 +11,37 @@ import { CommandError } from '../errors.js';
 const ownerAdd = defineCommand({
   name: 'owner add',
   usage: '--email E --store ID',
-  summary: 'Lets an account manage a store in the dashboard; a new account gets a password shown only here.',
+  summary:
+    'Lets an account manage a store in the dashboard: a new account gets a password shown only here; an existing one gets a one-time link (72 hours) that gives the store to whoever sets a new password through it.',
   options: { email: 'string', store: 'string' },
   input: z.object({ email: z.string().min(3).max(254), store: idOption('store') }),
   async run({ em, config }, input) {
     if (!(await em.count(Store, { id: input.store }))) throw new CommandError(`no store ${input.store}`);
-    let owner = await findOwnerByEmail(em, input.email);
-    let password: string | null = null;
-    if (!owner) {
-      password = randomBytes(12).toString('base64url');
-      // A bad email is the service's ApiError, printed as a command error.
-      owner = await signUp(em, input.email, password);
-    }
-    await addOwnerToStore(em, owner.id, input.store);
+    const existing = await findOwnerByEmail(em, input.email);
     const dashboard = `${config.publicUrl}/dashboard/stores/${input.store}`;
-    const json = { owner, store_id: input.store, dashboard_url: dashboard, ...(password ? { password } : {}) };
-    const text = `${password ? 'Account created; the password is shown only now.\n' : ''}${fields({ email: owner.email, password, dashboard }, '  ')}`;
+    if (existing) {
+      // Anyone can sign up with any address, so an existing account may not be the person the operator
+      // means: the store goes to whoever sets a new password through this link (and that ends every
+      // session of the account), never straight to the account.
+      const { token, expiresAt } = await issuePasswordReset(em, existing.id, { storeId: input.store });
+      const inviteUrl = `${config.publicUrl}/dashboard/reset-password/${token}`;
+      return {
+        json: {
+          owner: existing,
+          store_id: input.store,
+          invite_url: inviteUrl,
+          expires_at: expiresAt.toISOString(),
+          dashboard_url: dashboard,
+        },
+        text: `${existing.email} already has an account: hand them this one-time link; the store is theirs once they set a new password through it.\n${fields({ invite_url: inviteUrl, expires_at: expiresAt, dashboard }, '  ')}`,
+      };
+    }
+    const password = randomBytes(12).toString('base64url');
+    // A bad email is the service's ApiError, printed as a command error.
+    const owner = await signUp(em, input.email, password);
+    await addOwnerToStore(em, owner.id, input.store);
+    const json = { owner, store_id: input.store, dashboard_url: dashboard, password };
+    const text = `Account created; the password is shown only now.\n${fields({ email: owner.email, password, dashboard }, '  ')}`;
     return { json, text };
   },
 });
