@@ -10,6 +10,8 @@ import type { ResolvedConfig } from '../config/env.js';
 import { OutboxRelay } from './outbox-relay.js';
 import { ensureHousekeepingSchedules } from './schedules.js';
 import { ensureSearchAttributes } from './search-attributes.js';
+import { ensureWebhookDispatchers } from './dispatchers.js';
+import { webhookShards } from '../workflows/definitions.js';
 import { activityMetricsInterceptor, temporalRuntimeMetrics, type WorkerMetricsSetup } from './metrics.js';
 import type { TemporalTracing } from './tracing.js';
 
@@ -61,6 +63,7 @@ export function startWorker({
   tracing?: TemporalTracing | null;
 }): WorkerHandle {
   installRuntimeOnce(log, observed);
+  webhookShards.count = config.webhookDispatch.shards;
   const metrics = observed?.metrics;
   const clientConnection = Connection.lazy({ address: config.temporalAddress });
   const client = new Client({
@@ -84,6 +87,10 @@ export function startWorker({
           (ids) => log.info({ schedules: ids }, 'housekeeping schedules ready'),
           (err: Error) => log.error({ err: err.message }, 'housekeeping schedules could not be created or updated'),
         );
+        // Wakes every shard's dispatcher once, so deliveries left pending while no worker ran go out now.
+        void ensureWebhookDispatchers(client, config.taskQueue, config.webhookDispatch.shards).catch((err: Error) =>
+          log.warn({ err: err.message }, 'webhook dispatchers could not be woken; the next order of each shard wakes its own'),
+        );
         worker = await Worker.create({
           connection,
           namespace: config.temporalNamespace,
@@ -98,8 +105,8 @@ export function startWorker({
                 },
               }
             : {}),
-          // Mostly waiting on the network: a store's webhook lane holds one slot for as long as it sends
-          // (bounded by its own limits), so the slots bound how many stores send at once, not how fast.
+          // Webhooks take one slot per shard dispatcher (WEBHOOK_SHARDS), whatever their receivers do;
+          // the rest is short activities, old per-store lanes still running, and connection pushes.
           maxConcurrentActivityTaskExecutions: 100,
           // Each cached workflow keeps an isolate context; 500 took the worker past 1 GB in the webhook benchmark.
           maxCachedWorkflows: 100,
