@@ -61,7 +61,7 @@ export const DISPATCH = {
   leaseMs: 10_000,
   batch: 1000,
   /** The run's result lists this many attempts; the delivery rows name the run of every attempt. */
-  resultAttempts: 200,
+  resultAttempts: 500,
 };
 
 /** What a run serves: one store (the old lane) or one shard of stores (a dispatcher). */
@@ -322,12 +322,12 @@ class LaneRun {
     this.made++;
     if (this.attempts.length < DISPATCH.resultAttempts)
       this.attempts.push({
-      delivery: c.id,
-      order: d.orderId,
-      endpoint: d.endpointId,
-      event: `${c.eventType} ${c.eventId}`,
-      result: result.ok ? `delivered (${result.status})` : `failed: ${result.error}`,
-    });
+        delivery: c.id,
+        order: d.orderId,
+        endpoint: d.endpointId,
+        event: `${c.eventType} ${c.eventId}`,
+        result: result.ok ? `delivered (${result.status})` : `failed: ${result.error}`,
+      });
     countDelivery(this.deps.metrics, result.ok ? 'delivered' : 'failed', result.durationMs);
     this.unrecorded.push(result);
     this.queue.finished(d);

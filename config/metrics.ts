@@ -74,7 +74,7 @@ export function workerMetrics(registry: Registry): WorkerMetrics {
   return {
     deliveries: new Counter({
       name: 'store_commerce_webhook_deliveries_total',
-      help: 'Webhook delivery attempts by outcome: delivered (2xx), failed (any other answer or none), cancelled (not sent: endpoint gone or already attempted), circuit_open (not sent: waited too long behind the endpoint\'s open circuit)',
+      help: "Webhook delivery attempts by outcome: delivered (2xx), failed (any other answer or none), cancelled (not sent: endpoint gone or already attempted), circuit_open (not sent: waited too long behind the endpoint's open circuit)",
       labelNames: ['outcome'],
       registers,
     }),

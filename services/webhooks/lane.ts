@@ -13,11 +13,20 @@ export interface LaneDelivery {
   orderId: string;
 }
 
-type LaneRow = { id: string; store_id: string; created_at: Date; event_id: string; event_type: string; endpoint_id: string; order_id: string };
+// created_at comes as text or Date depending on the pool's type parsers.
+type LaneRow = {
+  id: string;
+  store_id: string;
+  created_at: Date | string;
+  event_id: string;
+  event_type: string;
+  endpoint_id: string;
+  order_id: string;
+};
 const toDelivery = (r: LaneRow): LaneDelivery => ({
   deliveryId: r.id,
   storeId: r.store_id,
-  createdAt: r.created_at,
+  createdAt: new Date(r.created_at),
   eventId: r.event_id,
   eventType: r.event_type,
   endpointId: r.endpoint_id,
