@@ -10,7 +10,6 @@ import type { ResolvedConfig } from '../config/env.js';
 import { OutboxRelay } from './outbox-relay.js';
 import { ensureHousekeepingSchedules } from './schedules.js';
 import { ensureSearchAttributes } from './search-attributes.js';
-import { ensureWebhookDispatchers } from './dispatchers.js';
 import { webhookShards } from '../workflows/definitions.js';
 import { activityMetricsInterceptor, temporalRuntimeMetrics, type WorkerMetricsSetup } from './metrics.js';
 import type { TemporalTracing } from './tracing.js';
@@ -86,10 +85,6 @@ export function startWorker({
         await ensureHousekeepingSchedules(client, config.taskQueue).then(
           (ids) => log.info({ schedules: ids }, 'housekeeping schedules ready'),
           (err: Error) => log.error({ err: err.message }, 'housekeeping schedules could not be created or updated'),
-        );
-        // Wakes every shard's dispatcher once, so deliveries left pending while no worker ran go out now.
-        void ensureWebhookDispatchers(client, config.taskQueue, config.webhookDispatch.shards).catch((err: Error) =>
-          log.warn({ err: err.message }, 'webhook dispatchers could not be woken; the next order of each shard wakes its own'),
         );
         worker = await Worker.create({
           connection,
