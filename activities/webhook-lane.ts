@@ -202,7 +202,12 @@ class LaneRun {
     const unsubscribe = this.deps.laneWakeups?.subscribe(this.laneId, () => ((this.planNeeded = true), this.poke())) ?? (() => {});
     // Renewing the lease doubles as the heartbeat that shows Temporal this worker is alive.
     const renew = setInterval(() => {
-      ctx.heartbeat({ attempts: this.attempts.length, inFlight: this.queue.inFlight, waiting: this.queue.waiting });
+      ctx.heartbeat({
+        attempts: this.made,
+        inFlight: this.queue.inFlight,
+        waiting: this.queue.waiting,
+        openCircuits: this.breakers.openEndpoints().slice(0, 50),
+      });
       holdLane(this.em.fork(), this.laneId, this.tuning.leaseMs).catch(() => undefined);
     }, this.tuning.leaseMs / 3);
     let idleSince = Date.now();
