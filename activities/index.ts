@@ -7,7 +7,7 @@ import { planActivities } from './plans.js';
 import { orderChatActivities } from './order-chat.js';
 import { orderPushActivities } from './order-push.js';
 import { trackingActivities } from './tracking.js';
-import { webhookLaneActivities } from './webhook-lane.js';
+import { oldWebhookLaneActivities, webhookLaneActivities } from './webhook-lane.js';
 import { webhookActivities } from './webhooks.js';
 
 /**
@@ -17,6 +17,7 @@ import { webhookActivities } from './webhooks.js';
 export function createActivities(deps: ActivityDeps) {
   return {
     ...webhookLaneActivities(deps),
+    ...oldWebhookLaneActivities(deps),
     ...webhookActivities(deps),
     ...trackingActivities(deps),
     ...connectionActivities(deps),

@@ -2,27 +2,38 @@ import type { Link } from '@opentelemetry/api';
 import { Context } from '@temporalio/activity';
 import { activeSpanLinks, inStoredTrace, markActiveSpanFailed, outsideTraces } from '../config/trace-context.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { DeliveryQueue } from '../domain/delivery-queue.js';
+import { FairQueue } from '../domain/delivery-queue.js';
+import { EndpointBreakers, failureCounts, type BreakerSettings } from '../domain/circuit-breaker.js';
 import { openSecret } from '../domain/secret-box.js';
 import { openingKeys } from '../config/env.js';
 import { holdLane, releaseLane } from '../db/lanes.js';
 import {
   claimDeliveries,
   loadPendingDeliveries,
+  loadShardPendingDeliveries,
+  planShardDeliveries,
   planStoreDeliveries,
   recordDeliveryResults,
+  shardEventsWaiting,
   storeEventsWaiting,
   type AttemptOrigin,
   type AttemptResult,
   type ClaimedDelivery,
   type LaneDelivery,
 } from '../services/webhooks/lane.js';
-import { workflowIds, type LaneAttempt, type LaneOutcome, type WebhookLaneActivities } from '../workflows/definitions.js';
+import {
+  workflowIds,
+  type LaneAttempt,
+  type LaneOutcome,
+  type WebhookDispatchActivities,
+  type WebhookDispatchInput,
+  type WebhookLaneActivities,
+} from '../workflows/definitions.js';
 import type { ActivityDeps } from './deps.js';
 import { keepAliveAgents } from '../services/outbound/send.js';
 import { countDelivery, sendWebhook, webhookBody } from './webhook-send.js';
 
-/** The tuning of a lane run; every figure is per store. */
+/** The tuning of a run of the old per-store lane (webhook-lane/<store id>), which still serves running lanes. */
 export const LANE = {
   /** A slow or hanging endpoint holds at most this many attempts; a store at most perStore (10 endpoints × 4). */
   limits: { perEndpoint: 4, perStore: 40 },
@@ -39,8 +50,83 @@ export const LANE = {
   batch: 1000,
 };
 
-/** The activity of a store's webhook lane. */
+/** The tuning of a shard dispatcher's run (its idle end and circuit breaker come from the config). */
+export const DISPATCH = {
+  /** Per store and per endpoint as in a lane; `total` in flight for the whole shard (sockets are cheap). */
+  limits: { perEndpoint: 4, perStore: 40, total: 800 },
+  /** A run ends after this many attempts or this long (its workflow runs the next at once). */
+  maxAttempts: 5000,
+  maxRunMs: 5 * 60_000,
+  pollMs: 1000,
+  leaseMs: 10_000,
+  batch: 1000,
+  /** The run's result lists this many attempts; the delivery rows name the run of every attempt. */
+  resultAttempts: 500,
+};
+
+/** What a run serves: one store (the old lane) or one shard of stores (a dispatcher). */
+interface RunScope {
+  /** The lease key and NOTIFY payload (db/lanes.ts): the workflow id writers wake. */
+  laneId: string;
+  plan(em: EntityManager, limit: number): Promise<LaneDelivery[]>;
+  loadPending(em: EntityManager, limit: number): Promise<LaneDelivery[]>;
+  eventsWaiting(em: EntityManager): Promise<boolean>;
+}
+
+interface RunTuning {
+  limits: { perEndpoint: number; perStore: number; total: number };
+  maxAttempts: number;
+  maxRunMs: number;
+  lingerMs: number;
+  pollMs: number;
+  leaseMs: number;
+  batch: number;
+  breaker: BreakerSettings;
+  /** Deliveries waiting longer than this behind an open circuit are settled unsent. */
+  circuitMaxWaitMs: number;
+}
+
+/** The error text of a delivery settled unsent behind an open circuit (docs/webhooks.md). */
+export const CIRCUIT_OPEN_ERROR = 'not sent: endpoint unreachable, circuit open';
+
+/** The activities of the webhook dispatchers and of the old per-store lanes. */
 export function webhookLaneActivities(deps: ActivityDeps) {
+  const dispatch = deps.config.webhookDispatch;
+  const breaker = { failures: dispatch.circuitFailures, coolDownMs: dispatch.circuitCoolDownMs };
+  const originOf = (): AttemptOrigin => {
+    const info = Context.current().info;
+    return {
+      workflowId: info.workflowExecution?.workflowId ?? '',
+      runId: info.workflowExecution?.runId ?? '',
+      activityId: info.activityId,
+    };
+  };
+  return {
+    /**
+     * Sends the shard's waiting webhook deliveries, every store of it, until it has had nothing to send
+     * for WEBHOOK_DISPATCH_IDLE_MS: plans new events, claims each delivery before its one POST (so a
+     * retried run never sends one twice), keeps each endpoint's events of an order in order, serves
+     * stores round-robin under per-store, per-endpoint and per-shard limits, and holds back an endpoint
+     * whose circuit is open.
+     */
+    async sendShardDeliveries(input: WebhookDispatchInput): Promise<LaneOutcome> {
+      const scope: RunScope = {
+        laneId: workflowIds.webhookDispatch(input.shard, input.shards),
+        plan: (em, limit) => planShardDeliveries(em, input, limit),
+        loadPending: (em, limit) => loadShardPendingDeliveries(em, input, limit),
+        eventsWaiting: (em) => shardEventsWaiting(em, input),
+      };
+      const tuning: RunTuning = { ...DISPATCH, lingerMs: dispatch.idleMs, breaker, circuitMaxWaitMs: dispatch.circuitMaxWaitMs };
+      const origin = originOf();
+      const links = activeSpanLinks();
+      return outsideTraces(() => new LaneRun(deps, deps.orm.em.fork(), scope, tuning, origin, links).run());
+    },
+  } satisfies WebhookDispatchActivities;
+}
+
+/** The activity of the old per-store lane (webhook-lane/<store id>), kept for lanes still running. */
+export function oldWebhookLaneActivities(deps: ActivityDeps) {
+  const dispatch = deps.config.webhookDispatch;
   return {
     /**
      * Sends the store's waiting webhook deliveries until there is nothing left to send: plans new
@@ -54,15 +140,30 @@ export function webhookLaneActivities(deps: ActivityDeps) {
         runId: info.workflowExecution?.runId ?? '',
         activityId: info.activityId,
       };
+      const scope: RunScope = {
+        laneId: `webhook-lane/${storeId}`,
+        plan: (em, limit) => planStoreDeliveries(em, storeId, limit),
+        loadPending: (em, limit) => loadPendingDeliveries(em, storeId, limit),
+        eventsWaiting: (em) => storeEventsWaiting(em, storeId),
+      };
+      const tuning: RunTuning = {
+        ...LANE,
+        limits: { ...LANE.limits, total: LANE.limits.perStore },
+        breaker: { failures: dispatch.circuitFailures, coolDownMs: dispatch.circuitCoolDownMs },
+        circuitMaxWaitMs: dispatch.circuitMaxWaitMs,
+      };
       // Each delivery is traced in its own order's trace, linked to this run's span (RunActivity, when traced).
       const links = activeSpanLinks();
-      return outsideTraces(() => new LaneRun(deps, deps.orm.em.fork(), storeId, origin, links).run());
+      return outsideTraces(() => new LaneRun(deps, deps.orm.em.fork(), scope, tuning, origin, links).run());
     },
   } satisfies WebhookLaneActivities;
 }
 
 class LaneRun {
-  private readonly queue = new DeliveryQueue<LaneDelivery>(LANE.limits);
+  private readonly breakers: EndpointBreakers;
+  private readonly queue: FairQueue<LaneDelivery>;
+  private circuitOpen = 0;
+  private made = 0;
   private readonly secrets = new Map<string, string>();
   /** The keys that open endpoints' signing secrets (SECRETS_KEY, then SECRETS_KEY_PREVIOUS during a rotation). */
   private readonly openingKeys: Buffer[];
@@ -83,28 +184,36 @@ class LaneRun {
   constructor(
     private readonly deps: ActivityDeps,
     private readonly em: EntityManager,
-    private readonly storeId: string,
+    private readonly scope: RunScope,
+    private readonly tuning: RunTuning,
     private readonly origin: AttemptOrigin,
     private readonly traceLinks: Link[] = [],
   ) {
-    this.laneId = workflowIds.webhookLane(storeId);
+    this.laneId = scope.laneId;
     this.openingKeys = openingKeys(deps.config);
+    this.breakers = new EndpointBreakers(tuning.breaker);
+    this.queue = new FairQueue<LaneDelivery>(tuning.limits, (endpointId) => this.breakers.cap(endpointId, Date.now()));
   }
 
   async run(): Promise<LaneOutcome> {
     const started = Date.now();
     const ctx = Context.current();
-    await holdLane(this.em, this.laneId, LANE.leaseMs);
+    await holdLane(this.em, this.laneId, this.tuning.leaseMs);
     const unsubscribe = this.deps.laneWakeups?.subscribe(this.laneId, () => ((this.planNeeded = true), this.poke())) ?? (() => {});
     // Renewing the lease doubles as the heartbeat that shows Temporal this worker is alive.
     const renew = setInterval(() => {
-      ctx.heartbeat({ attempts: this.attempts.length, inFlight: this.queue.inFlight, waiting: this.queue.waiting });
-      holdLane(this.em.fork(), this.laneId, LANE.leaseMs).catch(() => undefined);
-    }, LANE.leaseMs / 3);
+      ctx.heartbeat({
+        attempts: this.made,
+        inFlight: this.queue.inFlight,
+        waiting: this.queue.waiting,
+        openCircuits: this.breakers.openEndpoints().slice(0, 50),
+      });
+      holdLane(this.em.fork(), this.laneId, this.tuning.leaseMs).catch(() => undefined);
+    }, this.tuning.leaseMs / 3);
     let idleSince = Date.now();
     try {
       for (;;) {
-        const atLimit = this.claimed >= LANE.maxAttempts || Date.now() - started >= LANE.maxRunMs;
+        const atLimit = this.claimed >= this.tuning.maxAttempts || Date.now() - started >= this.tuning.maxRunMs;
         if (!atLimit) await this.fill();
         if (this.queue.inFlight > 0 || this.queue.waiting > 0) idleSince = Date.now();
         // At its limits the run ends still holding the lane, and says `more`: the workflow runs it again at
@@ -115,19 +224,19 @@ class LaneRun {
           this.queue.inFlight === 0 &&
           this.queue.waiting === 0 &&
           !this.planNeeded &&
-          Date.now() - idleSince >= LANE.lingerMs
+          Date.now() - idleSince >= this.tuning.lingerMs
         ) {
           await this.flush();
           await releaseLane(this.em, this.laneId);
-          if (!(await storeEventsWaiting(this.em, this.storeId))) return await this.finish(false);
-          await holdLane(this.em, this.laneId, LANE.leaseMs);
+          if (!(await this.scope.eventsWaiting(this.em))) return await this.finish(false);
+          await holdLane(this.em, this.laneId, this.tuning.leaseMs);
           this.planNeeded = true;
           continue;
         }
         // Wait for a send to finish, a notification, or the poll.
         if (!this.poked) {
           const polled = await new Promise<boolean>((woke) => {
-            const timer = setTimeout(() => woke(true), LANE.pollMs);
+            const timer = setTimeout(() => woke(true), this.tuning.pollMs);
             this.wakeLoop = () => (clearTimeout(timer), woke(false));
           });
           this.wakeLoop = () => {};
@@ -146,17 +255,18 @@ class LaneRun {
   /** Plans new events, loads what an earlier run left pending, then claims and starts what may go now. */
   private async fill(): Promise<void> {
     if (this.reloadNeeded && this.queue.waiting === 0 && this.queue.inFlight === 0) {
-      const pending = await loadPendingDeliveries(this.em, this.storeId, LANE.batch);
+      const pending = await this.scope.loadPending(this.em, this.tuning.batch);
       this.queue.add(pending);
-      this.reloadNeeded = pending.length === LANE.batch;
+      this.reloadNeeded = pending.length === this.tuning.batch;
     }
     if (this.planNeeded) {
       this.planNeeded = false;
-      const planned = await planStoreDeliveries(this.em, this.storeId, LANE.batch);
+      const planned = await this.scope.plan(this.em, this.tuning.batch);
       this.queue.add(planned);
-      if (planned.length >= LANE.batch) this.planNeeded = true;
+      if (planned.length >= this.tuning.batch) this.planNeeded = true;
     }
-    const ready = this.queue.take(LANE.maxAttempts - this.claimed);
+    await this.settleBehindOpenCircuits();
+    const ready = this.queue.take(this.tuning.maxAttempts - this.claimed);
     if (ready.length === 0) return;
     const claimed = new Map(
       (
@@ -213,18 +323,46 @@ class LaneRun {
     } catch (err) {
       result = { deliveryId: c.id, ok: false, status: null, error: `not sent: ${(err as Error).message}`, durationMs: 0 };
     }
-    this.attempts.push({
-      delivery: c.id,
-      order: d.orderId,
-      endpoint: d.endpointId,
-      event: `${c.eventType} ${c.eventId}`,
-      result: result.ok ? `delivered (${result.status})` : `failed: ${result.error}`,
-    });
+    this.breakers.record(d.endpointId, failureCounts(result.status, result.ok), Date.now());
+    this.made++;
+    if (this.attempts.length < DISPATCH.resultAttempts)
+      this.attempts.push({
+        delivery: c.id,
+        order: d.orderId,
+        endpoint: d.endpointId,
+        event: `${c.eventType} ${c.eventId}`,
+        result: result.ok ? `delivered (${result.status})` : `failed: ${result.error}`,
+      });
     countDelivery(this.deps.metrics, result.ok ? 'delivered' : 'failed', result.durationMs);
     this.unrecorded.push(result);
     this.queue.finished(d);
     this.scheduleFlush();
     this.poke();
+  }
+
+  /**
+   * Settles, unsent, the deliveries that have waited longer than circuitMaxWaitMs behind an open circuit:
+   * claimed (so no run sends them later) and recorded failed with CIRCUIT_OPEN_ERROR; an operator may
+   * replay them as any failed delivery.
+   */
+  private async settleBehindOpenCircuits(): Promise<void> {
+    const cutoff = Date.now() - this.tuning.circuitMaxWaitMs;
+    const expired = this.breakers
+      .openEndpoints()
+      .flatMap((endpointId) => this.queue.drop(endpointId, (d) => d.createdAt.getTime() <= cutoff));
+    if (expired.length === 0) return;
+    const claimed = await claimDeliveries(
+      this.em,
+      expired.map((d) => d.deliveryId),
+      this.origin,
+    );
+    for (const c of claimed) {
+      this.unrecorded.push({ deliveryId: c.id, ok: false, status: null, error: CIRCUIT_OPEN_ERROR, durationMs: 0 });
+      countDelivery(this.deps.metrics, 'circuit_open');
+    }
+    this.circuitOpen += claimed.length;
+    this.cancelled += expired.length - claimed.length;
+    this.scheduleFlush();
   }
 
   private poke(): void {
@@ -259,6 +397,12 @@ class LaneRun {
       if (tries) await new Promise((r) => setTimeout(r, 1000));
       await this.flush();
     }
-    return { attempts: this.attempts, cancelled: this.cancelled, more: more || this.queue.waiting > 0 };
+    return {
+      attempts: this.attempts,
+      made: this.made,
+      circuitOpen: this.circuitOpen,
+      cancelled: this.cancelled,
+      more: more || this.queue.waiting > 0,
+    };
   }
 }

@@ -1,3 +1,4 @@
+import { webhookShards } from '../workflows/definitions.js';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
@@ -82,6 +83,8 @@ export async function buildApp({
   metrics,
   timeouts = REQUEST_TIMEOUTS,
 }: AppDeps): Promise<FastifyInstance> {
+  // Order writes wake the dispatcher of their store's shard: the API must count shards as the worker does.
+  webhookShards.count = config.webhookDispatch.shards;
   const app = Fastify({
     loggerInstance: (logger ?? createLogger(config.logLevel)) as FastifyBaseLogger,
     bodyLimit: 1_048_576,

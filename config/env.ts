@@ -65,6 +65,16 @@ const EnvSchema = z.object({
   TRACKING_LOCKOUT_SECONDS: seconds.default(900),
   // At most a minute: the delivery activity's own limit must stay above it.
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().max(60_000).default(8000),
+  /** Webhook dispatchers (workflow webhook-dispatch/<shard>-of-<n>); the API and the worker must agree. */
+  WEBHOOK_SHARDS: z.coerce.number().int().min(1).max(256).default(8),
+  /** A dispatcher with nothing to send for this long ends its activity; the next order signals it. */
+  WEBHOOK_DISPATCH_IDLE_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
+  /** Consecutive failed attempts (no answer, 5xx, 429) that open an endpoint's circuit (docs/webhooks.md). */
+  WEBHOOK_CIRCUIT_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
+  /** An open circuit's pause after each failure before its next single attempt. */
+  WEBHOOK_CIRCUIT_COOLDOWN_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  /** A delivery waiting longer than this behind an open circuit is settled unsent (failed, replayable). */
+  WEBHOOK_CIRCUIT_MAX_WAIT_MS: z.coerce.number().int().min(0).max(86_400_000).default(600_000),
   ALLOW_LOOPBACK_TARGETS: flag.default(false),
   /** Ports besides 443 that public webhook, push and chat targets may use, comma-separated (none by default). */
   OUTBOUND_EXTRA_PORTS: z
@@ -125,6 +135,8 @@ export interface Config {
   trackingMaxWrongContact: number;
   trackingLockoutSeconds: number;
   webhookTimeoutMs: number;
+  /** The webhook dispatch tuning (WEBHOOK_SHARDS, WEBHOOK_DISPATCH_IDLE_MS, WEBHOOK_CIRCUIT_*). */
+  webhookDispatch: { shards: number; idleMs: number; circuitFailures: number; circuitCoolDownMs: number; circuitMaxWaitMs: number };
   allowLoopbackTargets: boolean;
   /** OUTBOUND_EXTRA_PORTS: ports besides 443 that public outbound targets may use. */
   outboundExtraPorts: number[];
@@ -168,6 +180,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trackingMaxWrongContact: e.TRACKING_MAX_WRONG_CONTACT,
     trackingLockoutSeconds: e.TRACKING_LOCKOUT_SECONDS,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    webhookDispatch: {
+      shards: e.WEBHOOK_SHARDS,
+      idleMs: e.WEBHOOK_DISPATCH_IDLE_MS,
+      circuitFailures: e.WEBHOOK_CIRCUIT_FAILURES,
+      circuitCoolDownMs: e.WEBHOOK_CIRCUIT_COOLDOWN_MS,
+      circuitMaxWaitMs: e.WEBHOOK_CIRCUIT_MAX_WAIT_MS,
+    },
     allowLoopbackTargets: e.ALLOW_LOOPBACK_TARGETS,
     outboundExtraPorts: e.OUTBOUND_EXTRA_PORTS,
     logLevel: e.LOG_LEVEL,

@@ -57,7 +57,7 @@ export function apiMetrics(registry: Registry): ApiMetrics {
 }
 
 /** Outcomes of one webhook delivery attempt. */
-export type DeliveryOutcome = 'delivered' | 'failed' | 'cancelled';
+export type DeliveryOutcome = 'delivered' | 'failed' | 'cancelled' | 'circuit_open';
 
 /** What the worker counts: deliveries, pushes, activities and the outbox relay's hand-offs. */
 export interface WorkerMetrics {
@@ -74,7 +74,7 @@ export function workerMetrics(registry: Registry): WorkerMetrics {
   return {
     deliveries: new Counter({
       name: 'store_commerce_webhook_deliveries_total',
-      help: 'Webhook delivery attempts by outcome: delivered (2xx), failed (any other answer or none), cancelled (not sent: endpoint gone or already attempted)',
+      help: "Webhook delivery attempts by outcome: delivered (2xx), failed (any other answer or none), cancelled (not sent: endpoint gone or already attempted), circuit_open (not sent: waited too long behind the endpoint's open circuit)",
       labelNames: ['outcome'],
       registers,
     }),

@@ -1,6 +1,7 @@
 // `npm run --silent admin -- <command> [options] [--json]`: the operator CLI of CONTRACT.md.
 // With --json, stdout carries exactly one JSON document on success and nothing on failure.
 import { ConfigError, loadConfig } from '../config/env.js';
+import { webhookShards } from '../workflows/definitions.js';
 import { ApiError } from '../contract/errors.js';
 import { parseCommandLine, wantsJson } from './admin/args.js';
 import { type Command } from './admin/command.js';
@@ -20,7 +21,10 @@ async function main(argv: readonly string[]): Promise<number> {
       return 0;
     }
     command = invocation.command;
-    const ctx = await openAdminContext(loadConfig());
+    const config = loadConfig();
+    // The dispatcher a delivery waits for is named from the store's shard (WEBHOOK_SHARDS).
+    webhookShards.count = config.webhookDispatch.shards;
+    const ctx = await openAdminContext(config);
     try {
       const output = await command.run(ctx, invocation.input);
       process.stdout.write(`${json ? JSON.stringify(output.json, null, 2) : output.text}\n`);

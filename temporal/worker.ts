@@ -13,6 +13,7 @@ import type { ResolvedConfig } from '../config/env.js';
 import { OutboxRelay } from './outbox-relay.js';
 import { ensureHousekeepingSchedules } from './schedules.js';
 import { ensureSearchAttributes } from './search-attributes.js';
+import { webhookShards } from '../workflows/definitions.js';
 import { activityMetricsInterceptor, temporalRuntimeMetrics, type WorkerMetricsSetup } from './metrics.js';
 import type { TemporalTracing } from './tracing.js';
 
@@ -80,6 +81,7 @@ export function startWorker({
   tuning?: WorkerTuning;
 }): WorkerHandle {
   installRuntimeOnce(log, observed);
+  webhookShards.count = config.webhookDispatch.shards;
   const metrics = observed?.metrics;
   const clientConnection = Connection.lazy({ address: config.temporalAddress });
   const client = new Client({

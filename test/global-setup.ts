@@ -121,6 +121,11 @@ export function testEnv(o: {
     TEMPORAL_TASK_QUEUE: o.taskQueue,
     ALLOW_LOOPBACK_TARGETS: 'true',
     WEBHOOK_TIMEOUT_MS: '2000',
+    // Dispatchers end their activity soon when idle; circuits open, cool down and settle quickly.
+    WEBHOOK_DISPATCH_IDLE_MS: '2000',
+    WEBHOOK_CIRCUIT_FAILURES: '3',
+    WEBHOOK_CIRCUIT_COOLDOWN_MS: '2000',
+    WEBHOOK_CIRCUIT_MAX_WAIT_MS: '5000',
     LOG_LEVEL: 'info',
   };
 }

@@ -16,8 +16,13 @@ export type SearchAttributeName = keyof typeof SEARCH_ATTRIBUTES;
 
 /** Readable, deterministic workflow ids: the outbox relay may start the same one twice and get one run. */
 export const workflowIds = {
-  /** The webhook lane of one store: sends every delivery of the store, each endpoint's events of an order in order. */
-  webhookLane: (storeId: string) => `webhook-lane/${storeId}`,
+  /**
+   * The workflow that sends a store's webhook deliveries: its shard's dispatcher (webhookDispatch). The
+   * name is the old per-store lane's; `webhook-lane/<store id>` workflows that still run are served too.
+   */
+  webhookLane: (storeId: string, shards = webhookShards.count) => workflowIds.webhookDispatch(webhookShard(storeId, shards), shards),
+  /** The dispatcher of one shard of stores (webhookShard): sends every delivery of its stores. */
+  webhookDispatch: (shard: number, shards: number) => `webhook-dispatch/${shard}-of-${shards}`,
   /** An attempt an operator asked for again (ordinary deliveries run inside the store's lane). */
   webhookReplay: (eventId: string, endpointId: string, deliveryId: string) =>
     `webhook-delivery/${eventId}/${endpointId}/replay-${deliveryId}`,
@@ -40,7 +45,28 @@ export const workflowIds = {
     occasion === 'created' ? `order-chat/${orderId}` : `order-chat/${orderId}/${occasion}`,
 };
 
-// ---- The webhook lane of a store -------------------------------------------------------------------
+// ---- The webhook dispatchers (one per shard of stores) and the old per-store lane ---------------------
+
+/** How many shard dispatchers send webhooks (WEBHOOK_SHARDS, set once at boot by the API and the worker). */
+export const webhookShards = { count: 8 };
+
+/**
+ * The shard of a store: a stable hash of its id (the last 32 bits of the UUID, uniformly random for
+ * v4 ids) modulo the shard count. SHARD_OF_STORE_SQL computes the same in PostgreSQL.
+ */
+export function webhookShard(storeId: string, shards: number): number {
+  return Number.parseInt(storeId.slice(-8), 16) % shards;
+}
+
+/** The dispatcher of shard `shard` out of `shards`. */
+export interface WebhookDispatchInput {
+  shard: number;
+  shards: number;
+}
+export interface WebhookDispatchActivities {
+  /** Sends every waiting delivery of the shard's stores, each claimed before its one POST (activities/webhook-lane.ts). */
+  sendShardDeliveries: (input: WebhookDispatchInput) => Promise<LaneOutcome>;
+}
 
 export interface WebhookLaneInput {
   storeId: string;
@@ -57,7 +83,12 @@ export interface LaneAttempt {
   result: string;
 }
 export interface LaneOutcome {
+  /** The run's attempts, the first DISPATCH.resultAttempts of them (the delivery rows name the run of every one). */
   attempts: LaneAttempt[];
+  /** Attempts made in all, and how many of them the list leaves out. */
+  made?: number;
+  /** Deliveries settled unsent because their endpoint's circuit stayed open too long (docs/webhooks.md). */
+  circuitOpen?: number;
   /** Deliveries not claimed because their endpoint was deleted (cancelled). */
   cancelled: number;
   /** True when the run stopped at its limits (work may be left): the workflow runs the activity again at once. */
@@ -263,6 +294,7 @@ export type WorkflowOf<D> = D extends WorkflowDefinition<infer A, infer R> ? (..
 /** Every workflow the task queue runs; the names are on the wire (outbox rows, running workflows): never rename one. */
 export const workflows = {
   webhookLane: defineWorkflow<[WebhookLaneInput]>('webhookLaneWorkflow'),
+  webhookDispatch: defineWorkflow<[WebhookDispatchInput]>('webhookDispatchWorkflow'),
   webhookDelivery: defineWorkflow<[PlannedDelivery], WebhookDeliveryResult>('webhookDeliveryWorkflow'),
   connectCode: defineWorkflow<[ConnectCodeInput], ConnectCodeResult>('connectCodeWorkflow'),
   connectionPush: defineWorkflow<[ConnectionPushInput]>('connectionPushWorkflow'),
@@ -276,6 +308,7 @@ export const workflows = {
 
 /** Everything some workflow asks of its activities: createActivities (activities/index.ts) satisfies it. */
 export type WorkflowActivities = WebhookLaneActivities &
+  WebhookDispatchActivities &
   WebhookDeliveryActivities &
   ConnectCodeActivities &
   ConnectionPushActivities &

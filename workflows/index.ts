@@ -1,5 +1,6 @@
 // The worker's workflow bundle: every workflow the task queue runs.
 export { webhookLaneWorkflow } from './webhook-lane.js';
+export { webhookDispatchWorkflow } from './webhook-dispatch.js';
 export { webhookDeliveryWorkflow } from './webhook-delivery.js';
 export { connectCodeWorkflow } from './connect-code.js';
 export { connectionPushWorkflow } from './connection-push.js';

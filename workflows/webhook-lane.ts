@@ -38,7 +38,8 @@ function describe(outcome: LaneOutcome | null, runs: number): string {
 }
 
 /**
- * The webhook lane of one store: woken by deliveriesWaiting (signal-with-start from the outbox relay)
+ * The old webhook lane of one store, kept registered so lanes open at the upgrade finish; new orders go
+ * to their shard’s dispatcher (webhook-dispatch.ts). Woken by deliveriesWaiting (signal-with-start from the outbox relay)
  * when the lane is idle, it runs sendLaneDeliveries until nothing waits. Continues as new to keep its
  * history short; ends after a long idle time.
  */

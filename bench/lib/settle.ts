@@ -20,7 +20,9 @@ const QUIET_SECONDS = 2;
  * work in flight shows in the database (outbox, events, deliveries, updates), so settling does not wait
  * for them to close.
  */
-export const IDLE_BY_DESIGN = [workflows.webhookLane, workflows.connectionPush, workflows.checkoutExpiry].map((w) => w.name);
+export const IDLE_BY_DESIGN = [workflows.webhookLane, workflows.webhookDispatch, workflows.connectionPush, workflows.checkoutExpiry].map(
+  (w) => w.name,
+);
 const BUSY_WORKFLOWS = `ExecutionStatus="Running" AND ${IDLE_BY_DESIGN.map((t) => `WorkflowType != "${t}"`).join(' AND ')}`;
 
 /**

@@ -6,7 +6,15 @@ import { executeBound } from '../../db/bound.js';
 import { laneNotify, laneWakeUpCtes } from '../../db/lanes.js';
 import { OUTBOX_CHANNEL, OUTBOX_COLUMNS, OUTBOX_RECORD, outboxRow } from '../../db/outbox.js';
 import type { OrderEventType } from '../../domain/order-events.js';
-import { deliveriesWaiting, signalWithStart, startWorkflow, workflowIds, workflows } from '../../workflows/definitions.js';
+import {
+  deliveriesWaiting,
+  signalWithStart,
+  startWorkflow,
+  webhookShard,
+  webhookShards,
+  workflowIds,
+  workflows,
+} from '../../workflows/definitions.js';
 
 export interface NewOrderEvent {
   storeId: string;
@@ -52,16 +60,18 @@ export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent
     traceparent,
   }));
   const storeId = events[0]!.storeId;
-  // The store's webhook lane sends the events. While it runs it is woken by a NOTIFY; an idle lane is
-  // woken by one outbox row (a Temporal signal) per transaction. See db/lanes.ts for why none is lost.
+  // The dispatcher of the store's shard sends the events. While it runs it is woken by a NOTIFY; an idle
+  // one is woken by one outbox row (a Temporal signal) per transaction. See db/lanes.ts for why none is lost.
+  const shards = webhookShards.count;
+  const shard = webhookShard(storeId, shards);
   const wakeUp = outboxRow(
-    signalWithStart(workflows.webhookLane, {
-      workflowId: workflowIds.webhookLane(storeId),
-      args: [{ storeId }],
+    signalWithStart(workflows.webhookDispatch, {
+      workflowId: workflowIds.webhookDispatch(shard, shards),
+      args: [{ shard, shards }],
       signal: deliveriesWaiting,
       signalArgs: [],
-      searchAttributes: { StoreId: storeId },
-      summary: `webhook deliveries of store ${storeId}`,
+      searchAttributes: {},
+      summary: `webhook deliveries of shard ${shard} of ${shards}`,
     }),
   );
   const notices = events.filter((e) => !e.backfill).flatMap((e) => orderNotices(storeId, e.order.id, e.type));

@@ -4,15 +4,29 @@ import { numbered, prepared, runPrepared } from '../../db/prepared.js';
 /** A delivery waiting in a store's lane, in the order it must be sent (per endpoint and order). */
 export interface LaneDelivery {
   deliveryId: string;
+  storeId: string;
+  /** When the delivery was planned (its event's commit time): how long it has waited. */
+  createdAt: Date;
   eventId: string;
   eventType: string;
   endpointId: string;
   orderId: string;
 }
 
-type LaneRow = { id: string; event_id: string; event_type: string; endpoint_id: string; order_id: string };
+// created_at comes as text or Date depending on the pool's type parsers.
+type LaneRow = {
+  id: string;
+  store_id: string;
+  created_at: Date | string;
+  event_id: string;
+  event_type: string;
+  endpoint_id: string;
+  order_id: string;
+};
 const toDelivery = (r: LaneRow): LaneDelivery => ({
   deliveryId: r.id,
+  storeId: r.store_id,
+  createdAt: new Date(r.created_at),
   eventId: r.event_id,
   eventType: r.event_type,
   endpointId: r.endpoint_id,
@@ -41,18 +55,68 @@ const PLAN = prepared(
        from taken t join webhook_endpoints e
          on e.store_id = t.store_id and e.active and e.deleted_at is null and (t.type = any(e.events) or '*' = any(e.events))
        on conflict (event_id, endpoint_id) where replay_of is null do nothing
-       returning id, event_id, event_type, endpoint_id, order_id, created_at
+       returning id, store_id, event_id, event_type, endpoint_id, order_id, created_at
      )
-     select id, event_id, event_type, endpoint_id, order_id from planned order by created_at, event_id, endpoint_id`),
+     select id, store_id, created_at, event_id, event_type, endpoint_id, order_id from planned order by created_at, event_id, endpoint_id`),
 );
 
 /** The store's deliveries still pending (planned by an earlier run that stopped), oldest first. */
 export async function loadPendingDeliveries(em: EntityManager, storeId: string, limit: number): Promise<LaneDelivery[]> {
   return (await runPrepared<LaneRow>(em, PENDING, [storeId, limit])).map(toDelivery);
 }
-const PENDING = prepared(`select id, event_id, event_type, endpoint_id, order_id from webhook_deliveries
+const PENDING = prepared(`select id, store_id, created_at, event_id, event_type, endpoint_id, order_id from webhook_deliveries
   where store_id = $1 and status = 'pending' and replay_of is null
   order by created_at, event_id, endpoint_id limit $2`);
+
+/** The shard of a row's store in SQL, as webhookShard computes it (`$N` placeholders: shard, shard count). */
+const SHARD_OF_STORE_SQL = (shard: string, shards: string) =>
+  `('x' || right(store_id::text, 8))::bit(32)::bigint % ${shards}::int = ${shard}::int`;
+
+/** A shard of stores: the stores whose webhookShard(id, shards) is `shard`. */
+export interface StoreShard {
+  shard: number;
+  shards: number;
+}
+
+/**
+ * Like planStoreDeliveries, for every store of a shard at once: takes up to `limit` events not yet
+ * handed over (oldest first, any store) and plans their deliveries.
+ */
+export async function planShardDeliveries(em: EntityManager, s: StoreShard, limit: number): Promise<LaneDelivery[]> {
+  return (await runPrepared<LaneRow>(em, PLAN_SHARD, [s.shard, s.shards, limit])).map(toDelivery);
+}
+const PLAN_SHARD = prepared(`with taken as (
+       update order_events set dispatched_at = now(), dispatch_count = dispatch_count + 1
+       where id in (
+         select id from order_events where dispatched_at is null and not backfill and ${SHARD_OF_STORE_SQL('$1', '$2')}
+         order by created_at, id limit $3 for update skip locked)
+       returning id, store_id, order_id, type, created_at
+     ), planned as (
+       insert into webhook_deliveries (id, store_id, endpoint_id, event_id, event_type, order_id, created_at)
+       select gen_random_uuid(), t.store_id, e.id, t.id, t.type, t.order_id, t.created_at
+       from taken t join webhook_endpoints e
+         on e.store_id = t.store_id and e.active and e.deleted_at is null and (t.type = any(e.events) or '*' = any(e.events))
+       on conflict (event_id, endpoint_id) where replay_of is null do nothing
+       returning id, store_id, event_id, event_type, endpoint_id, order_id, created_at
+     )
+     select id, store_id, created_at, event_id, event_type, endpoint_id, order_id from planned order by created_at, event_id, endpoint_id`);
+
+/** The shard's deliveries still pending (planned by an earlier run that stopped), oldest first. */
+export async function loadShardPendingDeliveries(em: EntityManager, s: StoreShard, limit: number): Promise<LaneDelivery[]> {
+  return (await runPrepared<LaneRow>(em, PENDING_SHARD, [s.shard, s.shards, limit])).map(toDelivery);
+}
+const PENDING_SHARD = prepared(`select id, store_id, created_at, event_id, event_type, endpoint_id, order_id from webhook_deliveries
+  where status = 'pending' and replay_of is null and ${SHARD_OF_STORE_SQL('$1', '$2')}
+  order by created_at, event_id, endpoint_id limit $3`);
+
+/** True when a store of the shard has events that no run has taken yet. */
+export async function shardEventsWaiting(em: EntityManager, s: StoreShard): Promise<boolean> {
+  const [row] = await runPrepared<{ waiting: boolean }>(em, SHARD_EVENTS_WAITING, [s.shard, s.shards]);
+  return Boolean(row?.waiting);
+}
+const SHARD_EVENTS_WAITING = prepared(
+  `select exists (select 1 from order_events where dispatched_at is null and not backfill and ${SHARD_OF_STORE_SQL('$1', '$2')}) as waiting`,
+);
 
 /** The workflow run and activity that make an attempt, kept on the delivery row for operators. */
 export interface AttemptOrigin {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ORDER_EVENT_TYPES } from '../../domain/order-events.js';
-import { workflowIds } from '../../workflows/definitions.js';
+import { webhookShard, webhookShards, workflowIds } from '../../workflows/definitions.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTestConnection, createTestStore, type TestStore } from '../helpers/store.js';
 import { startReceiver } from '../helpers/receiver.js';
@@ -160,6 +160,10 @@ describe('order events are handed to Temporal through the outbox, once each', ()
   afterAll(() => receiver.close());
 
   it('events nobody subscribes to are recorded as dispatched and never handed over', async () => {
+    // Counted in 1000 shards, the store's dispatcher serves almost no other store: no other write wakes it.
+    const shards = webhookShards.count;
+    webhookShards.count = 1000;
+    onTestFinished(() => void (webhookShards.count = shards));
     const quiet = await createTestStore(t.orm, { plan: 'paid' });
     const res = await ordersApi(t, quiet.secret).post(orderBody());
     const id = res.json().order.id;
@@ -169,7 +173,11 @@ describe('order events are handed to Temporal through the outbox, once each', ()
     expect(await sql(t, 'select id from outbox where workflow_id = ?', [workflowIds.webhookLane(quiet.store.id)])).toEqual([]);
   });
 
-  it('a change with events wakes the store’s idle webhook lane: one outbox row webhook-lane/<store id>, signal deliveriesWaiting', async () => {
+  it('a change with events wakes the idle dispatcher of the store’s shard: one outbox row webhook-dispatch/<shard>-of-<n>, signal deliveriesWaiting', async () => {
+    // Counted in 1000 shards, the store's dispatcher serves almost no other store: it is idle here.
+    const shards = webhookShards.count;
+    webhookShards.count = 1000;
+    onTestFinished(() => void (webhookShards.count = shards));
     const fresh = await createTestStore(t.orm, { plan: 'paid' });
     await createEndpoint(t.orm.em.fork(), {
       storeId: fresh.store.id,
@@ -188,10 +196,10 @@ describe('order events are handed to Temporal through the outbox, once each', ()
     expect(rows).toEqual([
       {
         action: 'signal_with_start',
-        workflow_type: 'webhookLaneWorkflow',
+        workflow_type: 'webhookDispatchWorkflow',
         signal_name: 'deliveriesWaiting',
-        search_attributes: { StoreId: fresh.store.id },
-        args: [{ storeId: fresh.store.id }],
+        search_attributes: {},
+        args: [{ shard: webhookShard(fresh.store.id, 1000), shards: 1000 }],
       },
     ]);
   });

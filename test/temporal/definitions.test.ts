@@ -43,6 +43,7 @@ describe('every workflow definition is a workflow of the worker, under the same 
   it('the names on the wire stay what earlier versions wrote', () => {
     expect(Object.fromEntries(Object.entries(workflows).map(([key, w]) => [key, w.name]))).toEqual({
       webhookLane: 'webhookLaneWorkflow',
+      webhookDispatch: 'webhookDispatchWorkflow',
       webhookDelivery: 'webhookDeliveryWorkflow',
       connectCode: 'connectCodeWorkflow',
       connectionPush: 'connectionPushWorkflow',

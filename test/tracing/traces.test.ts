@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { workflowIds } from '../../workflows/definitions.js';
 import { freePort } from '../../db/embedded.js';
 import { openOrm } from '../../db/orm.js';
 import { tracingSettings } from '../../config/tracing.js';
@@ -128,7 +129,7 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     expect(server()!.attributes['http.request_id']).toBe(requestId);
     expect(server()!.kind).toBe(2); // SERVER
     expect(handOff()!.service).toBe('store-commerce-worker');
-    expect(handOff()!.attributes['temporal.workflow_id']).toBe(`webhook-lane/${s.store.id}`);
+    expect(handOff()!.attributes['temporal.workflow_id']).toBe(workflowIds.webhookLane(s.store.id));
     // The relay's start of the lane goes through Temporal's client interceptor, in the same trace.
     expect(find((span) => span.name.startsWith('SignalWithStartWorkflow'))?.parentSpanId).toBe(handOff()!.spanId);
     // This order's hand-off started the store's lane, so the lane's workflow and its activity run (the SDK's
@@ -136,12 +137,12 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     // the activity run, which ends (and is exported) after its linger time.
     const link = delivery()!.links[0];
     expect(link, 'a link to the lane run').toBeDefined();
-    const runActivity = () => find((span) => span.name === 'RunActivity:sendLaneDeliveries');
+    const runActivity = () => find((span) => span.name === 'RunActivity:sendShardDeliveries');
     await eventually(() => Boolean(runActivity()), 20_000, 'the activity span');
     expect(runActivity()!.spanId).toBe(link!.spanId);
     // The workflow schedules the activity (StartActivity, from inside the sandbox through the exporter sink);
     // the lane's RunWorkflow span ends only when the lane does, after a long idle time.
-    const startActivity = () => find((span) => span.name === 'StartActivity:sendLaneDeliveries');
+    const startActivity = () => find((span) => span.name === 'StartActivity:sendShardDeliveries');
     await eventually(() => Boolean(startActivity()), 20_000, 'the workflow span');
     expect(startActivity()!.spanId).toBe(runActivity()!.parentSpanId);
     expect(startActivity()!.service).toBe('store-commerce-worker');

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { verify as verifyOctokit } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { workflowIds } from '../../workflows/definitions.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/app.js';
 import { eventually, startReceiver } from '../helpers/receiver.js';
 import { addKey, createTestStore } from '../helpers/store.js';
@@ -97,7 +98,7 @@ describe('webhooks deliveries and webhooks replay', () => {
     expect(original.duration_ms).toEqual(expect.any(Number));
     // Support finds the attempt in the Temporal UI: the store's lane, the run and the activity that sent it.
     expect(original).toMatchObject({
-      workflow_id: `webhook-lane/${s.store.id}`,
+      workflow_id: workflowIds.webhookLane(s.store.id),
       run_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       activity_id: expect.any(String),
     });
