@@ -51,7 +51,7 @@ export function describeStartFailure(err: unknown, at: StartStage): string {
     return `port ${at.port} on ${at.host} is already in use: stop what listens there, or set PORT to a free port`;
   if (at.stage === 'api' && code === 'EACCES') return `port ${at.port} on ${at.host} needs more privileges: set PORT to 1024 or above`;
   if (at.stage === 'metrics' && code === 'EADDRINUSE')
-    return `port ${at.port} on 127.0.0.1 is already in use: stop what listens there, or set METRICS_PORT to a free port`;
+    return `port ${at.port} on ${at.host ?? '127.0.0.1'} is already in use: stop what listens there, or set METRICS_PORT to a free port`;
   if (at.stage === 'postgres' || at.stage === 'migrations') {
     const db = where(at.databaseUrl);
     if (code === 'ECONNREFUSED')

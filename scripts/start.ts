@@ -87,10 +87,15 @@ async function main() {
   await app.listen({ port: config.port, host: config.host });
   let metricsUrl: string | null = null;
   if (registry && observed) {
-    Object.assign(at, { stage: 'metrics', port: config.metricsPort });
-    const page = await startMetricsPage({ port: config.metricsPort!, registry, appendFrom: [temporalMetricsUrl(observed)] });
+    Object.assign(at, { stage: 'metrics', port: config.metricsPort, host: config.metricsHost });
+    const page = await startMetricsPage({
+      host: config.metricsHost,
+      port: config.metricsPort!,
+      registry,
+      appendFrom: [temporalMetricsUrl(observed)],
+    });
     stops.unshift(() => page.close());
-    metricsUrl = `http://127.0.0.1:${page.port}/metrics`;
+    metricsUrl = page.url;
   }
 
   at.stage = 'other';

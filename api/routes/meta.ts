@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { buildInfo } from '../../config/build-info.js';
 import { ENDPOINTS } from '../access.js';
 import { isTemporalReachable } from '../../temporal/client.js';
 import { accessWords, errorResponses, generateOpenApiDocument, successHeaders } from '../openapi.js';
@@ -38,7 +39,8 @@ export async function metaRoutes(app: FastifyInstance) {
     reply.headers(PAGE_HEADERS).send((docsHtml ??= renderDocsPage(openapiDocument()))),
   );
 
-  app.get('/healthz', { config: { unmetered: true } }, async () => ({ ok: true }));
+  // The version lets a rolling deploy see which build answers (the commit is on the metrics page).
+  app.get('/healthz', { config: { unmetered: true } }, async () => ({ ok: true, version: buildInfo().version }));
   app.get('/readyz', { config: { unmetered: true } }, async (_request, reply) => {
     // Shutting down: still serving, but a proxy must send new requests elsewhere (api/shutdown.ts).
     if (app.lifecycle.draining) return reply.status(503).send({ ok: false, draining: true });
