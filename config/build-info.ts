@@ -13,7 +13,7 @@ export interface BuildInfo {
 export const COMMIT_FILE = 'dist/COMMIT';
 
 /** The repository root: the folder of the service's package.json, from here or from dist/config. */
-function serviceRoot(): string {
+export function serviceRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const manifest = join(dir, 'package.json');
