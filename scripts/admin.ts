@@ -20,7 +20,7 @@ async function main(argv: readonly string[]): Promise<number> {
       return 0;
     }
     command = invocation.command;
-    const ctx = await openAdminContext(loadConfig());
+    const ctx = await openAdminContext(loadConfig(), { migrates: command.migrates === true });
     try {
       const output = await command.run(ctx, invocation.input);
       process.stdout.write(`${json ? JSON.stringify(output.json, null, 2) : output.text}\n`);

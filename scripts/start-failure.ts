@@ -66,7 +66,8 @@ export function describeStartFailure(err: unknown, at: StartStage): string {
       return `${db} asks for a password: put it in DATABASE_URL (postgres://user:password@host:port/db)`;
     return `${db}: ${firstLine(err)}${at.stage === 'migrations' ? ' (while applying migrations)' : ''}`;
   }
-  if (at.stage === 'temporal-cli') return firstLine(err);
+  // A failed build quotes the end of Go's output (several lines): that is the cause to see.
+  if (at.stage === 'temporal-cli') return err instanceof Error ? err.message : firstLine(err);
   if (at.stage === 'temporal')
     return `the Temporal dev server did not start: ${firstLine(err)} (see .data/temporal.log, or set TEMPORAL_ADDRESS)`;
   return `could not start: ${firstLine(err)} (START_DEBUG=1 npm start prints the stack)`;
