@@ -305,12 +305,12 @@ class LaneRun {
         {
           links: this.traceLinks,
           attributes: {
-            'webhook.delivery_id': c.id,
-            'webhook.event_id': c.eventId,
-            'webhook.event_type': c.eventType,
-            'webhook.endpoint_id': c.endpointId,
-            'temporal.workflow_id': this.origin.workflowId,
-            'temporal.activity_id': this.origin.activityId,
+            'store_commerce.webhook.delivery_id': c.id,
+            'store_commerce.webhook.event_id': c.eventId,
+            'store_commerce.webhook.event_type': c.eventType,
+            'store_commerce.webhook.endpoint_id': c.endpointId,
+            'store_commerce.temporal.workflow_id': this.origin.workflowId,
+            'store_commerce.temporal.activity_id': this.origin.activityId,
           },
         },
         async () => {

@@ -22,8 +22,8 @@ const temporal = createTemporalClient({
 const registry = config.metricsPort ? createMetricsRegistry('api') : undefined;
 const app = await buildApp({ config, orm, temporal, logger: log, ...(registry ? { metrics: apiMetrics(registry) } : {}) });
 await app.listen({ port: config.port, host: config.host });
-const page = registry ? await startMetricsPage({ port: config.metricsPort!, registry }) : undefined;
-if (page) log.info({ metrics: `http://127.0.0.1:${page.port}/metrics` }, 'metrics page ready');
+const page = registry ? await startMetricsPage({ host: config.metricsHost, port: config.metricsPort!, registry }) : undefined;
+if (page) log.info({ metrics: page.url }, 'metrics page ready');
 
 // SIGTERM (an orchestrator replacing this replica) drains first, so a proxy polling /readyz moves its
 // traffic away without a failed request; SIGINT (Ctrl-C at a terminal) closes at once. A second signal

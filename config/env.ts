@@ -95,7 +95,9 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().min(1).default('.data'),
   TRUST_PROXY: trustProxy.default(false),
-  /** Where this process serves Prometheus text, on 127.0.0.1 only; unset, no metrics are kept at all. */
+  /** The address the metrics page binds: loopback unless a container network must reach it (Prometheus in the compose). */
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  /** Where this process serves Prometheus text (on METRICS_HOST); unset, no metrics are kept at all. */
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   /** 32 bytes (64 hex characters or base64) that encrypt stored webhook and connection secrets. */
   SECRETS_KEY: z
@@ -148,7 +150,9 @@ export interface Config {
   secretsKey: Buffer | undefined;
   /** The key being rotated out (SECRETS_KEY_PREVIOUS): it still opens secrets, never seals one. */
   secretsKeyPrevious: Buffer | undefined;
-  /** The loopback port of this process's /metrics page; undefined: no metrics. */
+  /** The address of this process's /metrics page (127.0.0.1 unless METRICS_HOST says otherwise). */
+  metricsHost: string;
+  /** The port of this process's /metrics page; undefined: no metrics. */
   metricsPort: number | undefined;
 }
 
@@ -194,6 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     secretsKey: e.SECRETS_KEY ? decodeKey(e.SECRETS_KEY)! : undefined,
     secretsKeyPrevious: e.SECRETS_KEY_PREVIOUS ? decodeKey(e.SECRETS_KEY_PREVIOUS)! : undefined,
+    metricsHost: e.METRICS_HOST,
     metricsPort: e.METRICS_PORT,
   };
 }

@@ -4,10 +4,14 @@ import type { Registry } from 'prom-client';
 export interface MetricsPage {
   /** The port it listens on (METRICS_PORT, or the one the system chose for port 0). */
   port: number;
+  /** Its address as a scraper on this machine would use it. */
+  url: string;
   close(): Promise<void>;
 }
 
 export interface MetricsPageOptions {
+  /** METRICS_HOST: 127.0.0.1 unless a container network must reach the page. */
+  host?: string;
   port: number;
   registry: Registry;
   /**
@@ -18,10 +22,11 @@ export interface MetricsPageOptions {
 }
 
 /**
- * Serves `GET /metrics` on 127.0.0.1 only (never the API's listener or address): the registry's text, then
- * each appended page's. A page that does not answer costs a comment line, never the whole scrape.
+ * Serves `GET /metrics` on its own listener (127.0.0.1 unless METRICS_HOST says otherwise; never the API's
+ * listener): the registry's text, then each appended page's. A page that does not answer costs a comment
+ * line, never the whole scrape.
  */
-export async function startMetricsPage({ port, registry, appendFrom = [] }: MetricsPageOptions): Promise<MetricsPage> {
+export async function startMetricsPage({ host = '127.0.0.1', port, registry, appendFrom = [] }: MetricsPageOptions): Promise<MetricsPage> {
   const server: Server = createServer((request, response) => {
     if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
       response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found: the metrics are at /metrics\n');
@@ -34,10 +39,13 @@ export async function startMetricsPage({ port, registry, appendFrom = [] }: Metr
   });
   await new Promise<void>((listening, failed) => {
     server.once('error', failed);
-    server.listen(port, '127.0.0.1', () => listening());
+    server.listen(port, host, () => listening());
   });
+  const bound = (server.address() as { port: number }).port;
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return {
-    port: (server.address() as { port: number }).port,
+    port: bound,
+    url: `http://${shown}:${bound}/metrics`,
     close: () => new Promise<void>((done) => (server.closeAllConnections(), server.close(() => done()))),
   };
 }

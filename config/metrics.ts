@@ -1,15 +1,26 @@
 // The service's own Prometheus metric families, named in one place. A process builds them only when
 // METRICS_PORT is set; without it nothing is counted and the hot paths skip a null check's worth of work.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { buildInfo } from './build-info.js';
 
 /** Which process a page describes (a label on every series, so pages can be scraped side by side). */
 export type MetricsProcess = 'api' | 'worker' | 'start';
 
-/** A process's registry, with Node's own process metrics (CPU, memory, event-loop delay) in it. */
+/**
+ * A process's registry, with Node's own process metrics (CPU, memory, event-loop delay) in it and the
+ * build it runs (`store_commerce_build_info{version,commit} 1`, the convention that lets a query join on it).
+ */
 export function createMetricsRegistry(process: MetricsProcess): Registry {
   const registry = new Registry();
   registry.setDefaultLabels({ process });
   collectDefaultMetrics({ register: registry });
+  const build = buildInfo();
+  new Gauge({
+    name: 'store_commerce_build_info',
+    help: 'Always 1; its labels say which version and source commit this process runs',
+    labelNames: ['version', 'commit'],
+    registers: [registry],
+  }).set(build, 1);
   return registry;
 }
 

@@ -1,3 +1,4 @@
+import type { IncomingMessage, Server } from 'node:http';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, trace, type Attributes, type Context, type Link } from '@opentelemetry/api';
 
 // Only @opentelemetry/api is used here: without the SDK (tracing off) its calls are no-ops that
@@ -87,4 +88,34 @@ export function annotateActiveSpan(name: string | null, attributes: Attributes):
   if (!span) return;
   if (name) span.updateName(name);
   span.setAttributes(attributes);
+}
+
+/** Trace context headers a client may send; none of them is followed (distrustClientTraceContext). */
+const CLIENT_TRACE_HEADERS = ['traceparent', 'tracestate', 'baggage'] as const;
+const clientTraceparents = new WeakMap<IncomingMessage, string>();
+
+/**
+ * Makes `server` start every request's trace as a new root, whatever `traceparent` the client sent:
+ * anyone may send one, and our trace travels on to tenants' receivers (the webhook POST's `traceparent`),
+ * so following it would let a client join a tenant's deliveries to a trace of its choosing. The client's
+ * header is removed before the http instrumentation reads it; linkClientTrace links the request's span to it.
+ */
+export function distrustClientTraceContext(server: Server): void {
+  const emit = server.emit;
+  server.emit = function (this: Server, event: string | symbol, ...args: unknown[]) {
+    if (event === 'request') {
+      const request = args[0] as IncomingMessage;
+      const sent = request.headers.traceparent;
+      if (typeof sent === 'string') clientTraceparents.set(request, sent);
+      for (const header of CLIENT_TRACE_HEADERS) delete request.headers[header];
+    }
+    return emit.apply(this, [event, ...args] as Parameters<Server['emit']>);
+  } as Server['emit'];
+}
+
+/** Links the active span to the trace the client named in its `traceparent`, if it sent a valid one: related, never the parent. */
+export function linkClientTrace(request: IncomingMessage): void {
+  const span = trace.getActiveSpan();
+  const links = traceLink(clientTraceparents.get(request));
+  if (span && links.length) span.addLinks(links);
 }

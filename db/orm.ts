@@ -64,3 +64,18 @@ export async function migrate(databaseUrl: string): Promise<void> {
 }
 
 const MIGRATION_LOCK = 727_001;
+
+/** The names of the migrations this code has that the database has not applied (all of them on an empty database). */
+export async function pendingMigrations(databaseUrl: string): Promise<string[]> {
+  const runner = await openOrm({ databaseUrl, poolMax: 1 });
+  try {
+    // Asking the migrator would create its table: an empty database must stay untouched.
+    const [row] = await runner.em
+      .getConnection()
+      .execute<{ found: string | null }[]>(`select to_regclass('mikro_orm_migrations')::text as found`);
+    if (!row?.found) return migrationsList.map((m) => m.name);
+    return (await runner.migrator.getPending()).map((m) => m.name);
+  } finally {
+    await runner.close();
+  }
+}

@@ -24,7 +24,7 @@ async function main(argv: readonly string[]): Promise<number> {
     const config = loadConfig();
     // The dispatcher a delivery waits for is named from the store's shard (WEBHOOK_SHARDS).
     webhookShards.count = config.webhookDispatch.shards;
-    const ctx = await openAdminContext(config);
+    const ctx = await openAdminContext(config, { migrates: command.migrates === true });
     try {
       const output = await command.run(ctx, invocation.input);
       process.stdout.write(`${json ? JSON.stringify(output.json, null, 2) : output.text}\n`);

@@ -51,7 +51,7 @@ export function describeStartFailure(err: unknown, at: StartStage): string {
     return `port ${at.port} on ${at.host} is already in use: stop what listens there, or set PORT to a free port`;
   if (at.stage === 'api' && code === 'EACCES') return `port ${at.port} on ${at.host} needs more privileges: set PORT to 1024 or above`;
   if (at.stage === 'metrics' && code === 'EADDRINUSE')
-    return `port ${at.port} on 127.0.0.1 is already in use: stop what listens there, or set METRICS_PORT to a free port`;
+    return `port ${at.port} on ${at.host ?? '127.0.0.1'} is already in use: stop what listens there, or set METRICS_PORT to a free port`;
   if (at.stage === 'postgres' || at.stage === 'migrations') {
     const db = where(at.databaseUrl);
     if (code === 'ECONNREFUSED')
@@ -66,7 +66,8 @@ export function describeStartFailure(err: unknown, at: StartStage): string {
       return `${db} asks for a password: put it in DATABASE_URL (postgres://user:password@host:port/db)`;
     return `${db}: ${firstLine(err)}${at.stage === 'migrations' ? ' (while applying migrations)' : ''}`;
   }
-  if (at.stage === 'temporal-cli') return firstLine(err);
+  // A failed build quotes the end of Go's output (several lines): that is the cause to see.
+  if (at.stage === 'temporal-cli') return err instanceof Error ? err.message : firstLine(err);
   if (at.stage === 'temporal')
     return `the Temporal dev server did not start: ${firstLine(err)} (see .data/temporal.log, or set TEMPORAL_ADDRESS)`;
   return `could not start: ${firstLine(err)} (START_DEBUG=1 npm start prints the stack)`;

@@ -10,7 +10,8 @@ import { ensureDatabase, startEmbeddedPostgres } from '../db/embedded.js';
 import { migrate, openOrm } from '../db/orm.js';
 import { seedDemoStore } from '../services/demo.js';
 import { createTemporalClient } from '../temporal/client.js';
-import { ensureTemporalCli, startDevServer } from '../temporal/dev-server.js';
+import { ensureTemporalCliWithProgress } from '../temporal/cli-build.js';
+import { startDevServer } from '../temporal/dev-server.js';
 import { startWorker } from '../temporal/worker.js';
 import { startMetricsPage } from '../config/metrics-page.js';
 import { apiMetrics, createMetricsRegistry } from '../config/metrics.js';
@@ -48,7 +49,13 @@ async function main() {
   let uiUrl: string | null = null;
   if (!temporalAddress) {
     at.stage = 'temporal-cli';
-    const cli = ensureTemporalCli(repoRoot, say);
+    // On a terminal the progress line is redrawn in place; in a log, one line every 30 s.
+    const tty = process.stdout.isTTY === true;
+    const cli = await ensureTemporalCliWithProgress(repoRoot, {
+      line: (text) => (tty ? process.stdout.write(`\r\x1b[2K[start] ${text}`) : say(text)),
+      everyMs: tty ? 1000 : 30_000,
+    });
+    if (tty) process.stdout.write('\n');
     at.stage = 'temporal';
     say('starting the Temporal dev server …');
     const server = await startDevServer({
@@ -87,10 +94,15 @@ async function main() {
   await app.listen({ port: config.port, host: config.host });
   let metricsUrl: string | null = null;
   if (registry && observed) {
-    Object.assign(at, { stage: 'metrics', port: config.metricsPort });
-    const page = await startMetricsPage({ port: config.metricsPort!, registry, appendFrom: [temporalMetricsUrl(observed)] });
+    Object.assign(at, { stage: 'metrics', port: config.metricsPort, host: config.metricsHost });
+    const page = await startMetricsPage({
+      host: config.metricsHost,
+      port: config.metricsPort!,
+      registry,
+      appendFrom: [temporalMetricsUrl(observed)],
+    });
     stops.unshift(() => page.close());
-    metricsUrl = `http://127.0.0.1:${page.port}/metrics`;
+    metricsUrl = page.url;
   }
 
   at.stage = 'other';

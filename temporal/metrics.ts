@@ -22,10 +22,19 @@ export async function prepareWorkerMetrics(registry: Registry, orm: MikroORM, pr
 /** The URL of the SDK exporter's page, for the process's /metrics page to append. */
 export const temporalMetricsUrl = (setup: WorkerMetricsSetup) => `http://127.0.0.1:${setup.temporalPort}/metrics`;
 
-/** The Runtime's telemetry for the SDK's own metrics (`temporal_*`), on loopback, labelled like our series. */
+/**
+ * The Runtime's telemetry for the SDK's own metrics (`temporal_*`), on loopback, labelled like our series,
+ * named as Prometheus expects: counters end in `_total`, durations are in seconds and say so
+ * (`temporal_activity_execution_latency_seconds`).
+ */
 export function temporalRuntimeMetrics(setup: WorkerMetricsSetup): MetricsExporterConfig {
   return {
-    prometheus: { bindAddress: `127.0.0.1:${setup.temporalPort}`, useSecondsForDurations: true },
+    prometheus: {
+      bindAddress: `127.0.0.1:${setup.temporalPort}`,
+      useSecondsForDurations: true,
+      countersTotalSuffix: true,
+      unitSuffix: true,
+    },
     globalTags: { process: setup.process },
   };
 }

@@ -19,9 +19,9 @@ const observed = registry ? await prepareWorkerMetrics(registry, orm, 'worker') 
 const worker = startWorker({ config, orm, log, metrics: observed, tracing: await loadTemporalTracing() });
 const page =
   registry && observed
-    ? await startMetricsPage({ port: config.metricsPort!, registry, appendFrom: [temporalMetricsUrl(observed)] })
+    ? await startMetricsPage({ host: config.metricsHost, port: config.metricsPort!, registry, appendFrom: [temporalMetricsUrl(observed)] })
     : undefined;
-if (page) log.info({ metrics: `http://127.0.0.1:${page.port}/metrics` }, 'metrics page ready');
+if (page) log.info({ metrics: page.url }, 'metrics page ready');
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {

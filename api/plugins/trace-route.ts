@@ -1,18 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { annotateActiveSpan } from '../../config/trace-context.js';
+import { annotateActiveSpan, distrustClientTraceContext, linkClientTrace } from '../../config/trace-context.js';
 
 /**
  * Names the HTTP server span (started by the http instrumentation) after the matched route, as
- * `POST /api/v1/orders`, and tags it with the request id the response carries. Registered only when
- * tracing is on.
+ * `POST /api/v1/orders`, and tags it with the request id the response carries. Every request starts a
+ * trace of its own: a client's `traceparent` is only linked (config/trace-context.ts says why).
+ * Registered only when tracing is on.
  */
 export const traceRoutePlugin = fp(async (app: FastifyInstance) => {
+  distrustClientTraceContext(app.server);
   app.addHook('onRequest', async (request) => {
     const route = request.routeOptions.url;
     annotateActiveSpan(route ? `${request.method} ${route}` : null, {
       ...(route ? { 'http.route': route } : {}),
-      'http.request_id': request.id,
+      'store_commerce.request_id': request.id,
     });
+    linkClientTrace(request.raw);
   });
 });

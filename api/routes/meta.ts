@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
+import { buildInfo } from '../../config/build-info.js';
 import { ENDPOINTS } from '../access.js';
 import { isTemporalReachable } from '../../temporal/client.js';
 import { accessWords, errorResponses, generateOpenApiDocument, successHeaders } from '../openapi.js';
-import { renderDocsPage } from '../docs-page.js';
+import { findRedocBundle, renderReferencePage } from '../docs-page.js';
+import { renderPlainDocsPage } from '../docs-plain-page.js';
 import { PAGE_HEADERS } from '../../web/html.js';
 import { sharedReadiness } from '../readiness.js';
 
@@ -33,13 +35,23 @@ export async function metaRoutes(app: FastifyInstance) {
   });
   app.get('/openapi.json', { config: { unmetered: true } }, async (_request, reply) => reply.redirect('/api/v1/openapi.json'));
 
-  let docsHtml: string | undefined;
-  // The pages' security headers (CSP without script, nosniff, no referrer, no framing), like every HTML page.
-  app.get('/docs', { config: { unmetered: true } }, async (_request, reply) =>
-    reply.headers(PAGE_HEADERS).send((docsHtml ??= renderDocsPage(openapiDocument()))),
-  );
+  // Rendered by Redoc from the live document (its server is this PUBLIC_URL), once, on the first visit: the
+  // bundle is the copy `npm run build` made, or in development the dev dependency's. Its own CSP allows
+  // exactly its two inline scripts. Without the bundle, the plain page (no script) says the same things.
+  let docsPage: { html: string; headers: Record<string, string> } | undefined;
+  const renderDocs = () => {
+    const bundle = findRedocBundle();
+    if (!bundle) return { html: renderPlainDocsPage(openapiDocument()), headers: PAGE_HEADERS };
+    const page = renderReferencePage(openapiDocument(), bundle);
+    return { html: page.html, headers: { ...PAGE_HEADERS, 'content-security-policy': page.csp } };
+  };
+  app.get('/docs', { config: { unmetered: true } }, async (_request, reply) => {
+    docsPage ??= renderDocs();
+    return reply.headers(docsPage.headers).send(docsPage.html);
+  });
 
-  app.get('/healthz', { config: { unmetered: true } }, async () => ({ ok: true }));
+  // The version lets a rolling deploy see which build answers (the commit is on the metrics page).
+  app.get('/healthz', { config: { unmetered: true } }, async () => ({ ok: true, version: buildInfo().version }));
   const readiness = sharedReadiness(async () => {
     const [database, temporal] = await Promise.all([
       app.orm.em

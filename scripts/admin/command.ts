@@ -18,6 +18,8 @@ export interface Command<S extends z.ZodType = z.ZodType> {
   options: Record<string, 'string' | 'boolean'>;
   /** Validates and converts the parsed option values (kebab-case keys, as typed). */
   input: S;
+  /** Only `migrate`: the command brings the schema up itself; every other one refuses a schema behind the code. */
+  migrates?: true;
   run(ctx: AdminContext, input: z.output<S>): Promise<Output>;
 }
 

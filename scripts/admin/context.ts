@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config/env.js';
 import { readEmbeddedUrl } from '../../db/embedded-url.js';
-import { migrate, ormConfig } from '../../db/orm.js';
+import { ormConfig, pendingMigrations } from '../../db/orm.js';
 import { CommandError } from './errors.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -12,10 +12,18 @@ const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export interface AdminContext {
   config: Config;
   em: EntityManager;
+  databaseUrl: string;
 }
 
-/** Opens the database `npm start` uses (DATABASE_URL, else its running embedded PostgreSQL) and brings its schema up to date. */
-export async function openAdminContext(config: Config): Promise<AdminContext & { close(): Promise<void> }> {
+/**
+ * Opens the database `npm start` uses (DATABASE_URL, else its running embedded PostgreSQL). It never
+ * changes the schema: a schema behind this code is refused with the command that brings it up (`migrate`),
+ * unless the command is that one.
+ */
+export async function openAdminContext(
+  config: Config,
+  options: { migrates?: boolean } = {},
+): Promise<AdminContext & { close(): Promise<void> }> {
   const embedded = !config.databaseUrl;
   const databaseUrl = config.databaseUrl ?? readEmbeddedUrl(resolve(repoRoot, config.dataDir));
   if (!databaseUrl) throw new CommandError('no DATABASE_URL and no running npm start; set DATABASE_URL or start the service');
@@ -25,13 +33,20 @@ export async function openAdminContext(config: Config): Promise<AdminContext & {
     logger: (line: string) => process.stderr.write(`${line}\n`),
     colors: process.stderr.isTTY === true,
   });
+  let pending: string[];
   try {
-    await migrate(databaseUrl);
+    pending = options.migrates ? [] : await pendingMigrations(databaseUrl);
   } catch (err) {
     await orm.close().catch(() => undefined);
     throw unreachable(err, databaseUrl, embedded);
   }
-  return { config, em: orm.em.fork(), close: () => orm.close() };
+  if (pending.length) {
+    await orm.close();
+    throw new CommandError(
+      `the database schema is ${pending.length} migration(s) behind this version: run \`npm run --silent admin -- migrate\` (or npm start, which migrates) first`,
+    );
+  }
+  return { config, em: orm.em.fork(), databaseUrl, close: () => orm.close() };
 }
 
 function unreachable(err: unknown, databaseUrl: string, embedded: boolean): unknown {

@@ -21,8 +21,8 @@ export function sdkDocument(live: Json): Json {
  * The live document of an app built in-process, without PostgreSQL or Temporal: building the app only
  * registers routes and schemas, it opens nothing (the ORM and Temporal handles are never touched).
  */
-export async function buildLiveDocument(): Promise<Json> {
-  const config = loadConfig({ SECRETS_KEY: '0'.repeat(64), LOG_LEVEL: 'silent' });
+export async function buildLiveDocument(publicUrl?: string): Promise<Json> {
+  const config = loadConfig({ SECRETS_KEY: '0'.repeat(64), LOG_LEVEL: 'silent', ...(publicUrl ? { PUBLIC_URL: publicUrl } : {}) });
   const app: FastifyInstance = await buildApp({ config, orm: {} as MikroORM, temporal: {} as TemporalHandle });
   await app.ready();
   const document = generateOpenApiDocument(app.openapi, config.baseUrl) as unknown as Json;

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, randomLoopbackIp, type TestApp } from '../helpers/app.js';
 import { sharedReadiness, type Readiness } from '../../api/readiness.js';
@@ -10,10 +11,11 @@ afterAll(() => t.close());
 
 // The unreachable cases (503 from /readyz, 200 from /healthz) are in errors.test.ts.
 describe('health probes live outside /api/v1 and need no key', () => {
-  it('GET /healthz answers 200 {ok: true} while the process is up', async () => {
+  it('GET /healthz answers 200 {ok: true, version} while the process is up', async () => {
     const res = await t.request({ method: 'GET', url: '/healthz' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ ok: true });
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(res.json()).toEqual({ ok: true, version });
   });
 
   it('GET /readyz answers 200 when PostgreSQL and Temporal are both reachable', async () => {

@@ -6,6 +6,8 @@ import { ENDPOINTS, type Access, type Endpoint } from '../../api/access.js';
 import { ERROR_CODES } from '../../contract/errors.js';
 import { SCOPES } from '../../domain/scopes.js';
 import { PLATFORM_A_STATUS_MAP, PLATFORM_B_STATUS_MAP, SERVICE_STATUS_MAP } from '../../domain/order-status.js';
+import { createHash } from 'node:crypto';
+import { renderPlainDocsPage } from '../../api/docs-plain-page.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/app.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
 
@@ -206,22 +208,45 @@ describe('GET /me is documented by the schema that shapes its answer', () => {
   });
 });
 
-describe('GET /docs shows readable reference docs', () => {
-  it('answers 200 HTML, without a key, listing every operation', async () => {
+describe('GET /docs shows the rendered reference (Redoc), self-contained', () => {
+  const scripts = (html: string) => [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)].map((m) => ({ attrs: m[1]!, body: m[2]! }));
+
+  it('answers 200 HTML, without a key, with the live document inline and Redoc started on it', async () => {
     const res = await t.request({ method: 'GET', url: '/docs' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
-    for (const [e] of built) {
-      const [method, path] = e.split(' ') as [string, string];
-      expect(res.body, e).toContain(`>${method}</span> <code>${path}</code>`);
-      expect(res.body).toContain(`id="${operation(e)!.operationId}"`);
-    }
+    const data = scripts(res.body).find((x) => x.attrs.includes('application/json'))!;
+    const inline = JSON.parse(data.body) as Json;
+    expect(inline.info).toEqual(doc.info);
+    expect(Object.keys(inline.paths as Json)).toEqual(Object.keys(doc.paths as Json));
+    expect(Object.keys(inline.components.schemas as Json)).toEqual(Object.keys(doc.components.schemas as Json));
+    expect(res.body).toContain('Redoc.init(');
     expect(res.body).toContain('href="/api/v1/openapi.json"');
   });
 
-  it('loads no script and fetches nothing', async () => {
+  it('loads no script from anywhere: its own CSP allows exactly its inline scripts, by hash', async () => {
     const res = await t.request({ method: 'GET', url: '/docs' });
-    expect(res.body).not.toMatch(/<script|<link|<iframe|src=/i);
+    const all = scripts(res.body);
+    expect(all.every((x) => !/\bsrc\s*=/.test(x.attrs))).toBe(true);
+    expect(res.body).not.toMatch(/<link|<iframe/i);
+    const run = all.filter((x) => !x.attrs.includes('application/json'));
+    expect(run).toHaveLength(2);
+    const csp = String(res.headers['content-security-policy']);
+    const hashes = run.map((x) => `'sha256-${createHash('sha256').update(x.body, 'utf8').digest('base64')}'`);
+    expect(csp).toContain(`script-src ${hashes.join(' ')};`);
+    expect(csp).toMatch(/^default-src 'none';/);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toMatch(/unsafe-eval|https?:|\*/);
+  });
+
+  it('without the Redoc bundle, the plain page lists every operation and loads no script', () => {
+    const html = renderPlainDocsPage(doc as unknown as Parameters<typeof renderPlainDocsPage>[0]);
+    for (const [e] of built) {
+      const [method, path] = e.split(' ') as [string, string];
+      expect(html, e).toContain(`>${method}</span> <code>${path}</code>`);
+      expect(html).toContain(`id="${operation(e)!.operationId}"`);
+    }
+    expect(html).not.toMatch(/<script|<link|<iframe|src=/i);
   });
 });
 

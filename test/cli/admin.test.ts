@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -76,21 +77,39 @@ describe('store create', () => {
     expect(publishable.json().key.kind).toBe('publishable');
   });
 
-  it('on a fresh database it applies the migrations first, and stdout still holds only the JSON document', async () => {
+  it('on a fresh database it changes nothing and names `admin migrate`; after `migrate` it works, stdout only the JSON document', async () => {
     const fresh = new URL(inject('databaseUrl'));
     fresh.pathname += '_cli_fresh';
     await ensureDatabase(fresh.toString());
+    const client = new pg.Client({ connectionString: fresh.toString() });
+    await client.connect();
     try {
+      const refused = await adminOn(fresh.toString(), ['store', 'create', '--name', 'Fresh Shop', '--json']);
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toMatch(
+        /^error: the database schema is \d+ migration\(s\) behind this version: run `npm run --silent admin -- migrate`/,
+      );
+      const tables = await client.query(`select count(*)::int as n from information_schema.tables where table_schema = 'public'`);
+      expect(tables.rows[0].n).toBe(0);
+
+      const migrated = await adminOn(fresh.toString(), ['migrate', '--json']);
+      expect(migrated.code, migrated.stderr).toBe(0);
+      expect(JSON.parse(migrated.stdout).applied.length).toBeGreaterThan(10);
+      const again = await adminOn(fresh.toString(), ['migrate', '--json']);
+      expect(JSON.parse(again.stdout)).toEqual({ applied: [] });
+
       const run = await adminOn(fresh.toString(), ['store', 'create', '--name', 'Fresh Shop', '--json']);
       expect(run.code, run.stderr).toBe(0);
       expect(JSON.parse(run.stdout).store.name).toBe('Fresh Shop');
     } finally {
+      await client.end();
       const server = new URL(fresh);
       server.pathname = '/postgres';
-      const client = new pg.Client({ connectionString: server.toString() });
-      await client.connect();
-      await client.query(`drop database if exists "${fresh.pathname.slice(1)}" with (force)`);
-      await client.end();
+      const admin = new pg.Client({ connectionString: server.toString() });
+      await admin.connect();
+      await admin.query(`drop database if exists "${fresh.pathname.slice(1)}" with (force)`);
+      await admin.end();
     }
   });
 
@@ -220,5 +239,53 @@ describe('command line', () => {
     expect(run.stdout).toMatch(/plan: +free/);
     expect(run.stdout).toMatch(/secret: +svc_live_sk_/);
     expect(run.stdout).toContain('shown only now');
+  });
+});
+
+describe('the listings: store list, key list, owner list, webhooks list', () => {
+  it('store list shows a created store; key list its keys without the keys themselves', async () => {
+    const made = await adminJson('store', 'create', '--name', 'Cli Listed');
+    const { stores } = await adminJson('store', 'list');
+    expect(stores).toContainEqual(made.store);
+    const { keys } = await adminJson('key', 'list', '--store', made.store.id);
+    expect(keys.map((k: { kind: string }) => k.kind).sort()).toEqual(['publishable', 'secret']);
+    const text = JSON.stringify(keys);
+    expect(text).not.toContain(made.keys.secret);
+    expect(text).not.toContain(made.keys.publishable);
+    const people = await admin('key', 'list', '--store', made.store.id);
+    expect(people.stdout).toMatch(/^keys \(2\):/);
+  });
+
+  it('owner list shows an account and the stores it runs, never its password', async () => {
+    const made = await adminJson('store', 'create', '--name', 'Cli Owned');
+    const email = `lister-${Date.now()}@example.com`;
+    expect((await admin('owner', 'add', '--email', email, '--store', made.store.id)).code).toBe(0);
+    const { owners } = await adminJson('owner', 'list');
+    const mine = owners.find((o: { email: string }) => o.email === email);
+    expect(mine).toMatchObject({ email, stores: [made.store.id] });
+    expect(Object.keys(mine).sort()).toEqual(['created_at', 'email', 'id', 'stores']);
+  });
+
+  it('webhooks list shows a store’s endpoints without their secrets; an unknown store is refused', async () => {
+    const made = await adminJson('store', 'create', '--name', 'Cli Hooks');
+    // Written as the API writes it (the API's own checks of the URL are its tests'): a sealed secret beside it.
+    const id = randomUUID();
+    await t.orm.em
+      .fork()
+      .execute(`insert into webhook_endpoints (id, store_id, url, events, secret_sealed) values (?, ?, ?, string_to_array(?, ','), ?)`, [
+        id,
+        made.store.id,
+        'https://hooks.example.com/in',
+        'order.created',
+        'sealed-secret-text',
+      ]);
+    const { endpoints } = await adminJson('webhooks', 'list', '--store', made.store.id);
+    expect(endpoints).toEqual([
+      { id, url: 'https://hooks.example.com/in', events: ['order.created'], active: true, created_at: expect.any(String) },
+    ]);
+    expect(JSON.stringify(endpoints)).not.toContain('sealed-secret-text');
+    const unknown = await admin('webhooks', 'list', '--store', '00000000-0000-4000-8000-000000000000');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no store');
   });
 });

@@ -19,7 +19,7 @@ const schemaPath = join(dirname(createRequire(import.meta.url).resolve('dclint/p
 const CONTRACT_VARIABLES = [
   'PORT', 'HOST', 'PUBLIC_URL', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE',
   'CONNECT_CODE_TTL_SECONDS', 'CHECKOUT_TTL_SECONDS', 'TRACKING_MAX_WRONG_CONTACT', 'TRACKING_LOCKOUT_SECONDS',
-  'WEBHOOK_TIMEOUT_MS', 'SECRETS_KEY', 'LOG_LEVEL', 'DATA_DIR', 'TRUST_PROXY', 'METRICS_PORT', 'ALLOW_LOOPBACK_TARGETS',
+  'WEBHOOK_TIMEOUT_MS', 'SECRETS_KEY', 'LOG_LEVEL', 'DATA_DIR', 'TRUST_PROXY', 'METRICS_HOST', 'METRICS_PORT', 'ALLOW_LOOPBACK_TARGETS',
 ]; // prettier-ignore
 
 interface Service {
@@ -31,6 +31,7 @@ interface Service {
   depends_on?: Record<string, { condition: string }>;
   deploy?: { replicas?: number };
   volumes?: string[];
+  healthcheck?: { test: string[] };
 }
 interface ComposeFile {
   services: Record<string, Service>;
@@ -81,6 +82,40 @@ describe.each(['docker-compose.yml', 'docker-compose.prod.yml'])('%s', (path) =>
   });
 });
 
+describe('docker-compose.yml: the development stack keeps its keys', () => {
+  const s = load('docker-compose.yml').services;
+
+  it('keeps the app’s data folder (its generated SECRETS_KEY) in a volume, so a recreated container opens old secrets', () => {
+    expect(s.app!.environment).not.toHaveProperty('DATA_DIR');
+    expect(s.app!.volumes).toContain('appdata:/app/.data');
+  });
+
+  it('has healthchecks for Temporal and the app, and starts the app once Temporal is healthy', () => {
+    expect(s.temporal!.healthcheck!.test.join(' ')).toContain('operator cluster health');
+    expect(s.app!.healthcheck!.test.join(' ')).toContain('/healthz');
+    expect(s.app!.depends_on).toMatchObject({ temporal: { condition: 'service_healthy' }, postgres: { condition: 'service_healthy' } });
+  });
+});
+
+describe('the image', () => {
+  const dockerfile = read('Dockerfile');
+  const ignored = read('.dockerignore').split('\n');
+  const finalStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+
+  it('is multi-stage: the last stage has the compiled service and production dependencies only, as a user that is not root', () => {
+    expect(dockerfile).toMatch(/npm prune --omit=dev/);
+    expect(finalStage).toMatch(/^\nFROM node:24[^\n]*\n/);
+    expect(finalStage).not.toMatch(/COPY \. \.|npm (ci|install)/);
+    expect(finalStage).toMatch(/^USER node$/m);
+    // The workspaces' manifests are in place before the install.
+    expect(dockerfile.indexOf('COPY sdk/package.json sdk/')).toBeLessThan(dockerfile.indexOf('RUN npm ci'));
+  });
+
+  it('never takes a .env, the local data or .git into the build context', () => {
+    for (const entry of ['.env', '.env.*', '.data', '.git', 'node_modules']) expect(ignored).toContain(entry);
+  });
+});
+
 describe('docker-compose.prod.yml: the production topology', () => {
   const file = load('docker-compose.prod.yml');
   const s = file.services;
@@ -102,10 +137,47 @@ describe('docker-compose.prod.yml: the production topology', () => {
     for (const name of apis) expect(s[name]!.environment).toMatchObject({ HOST: '0.0.0.0', TRUST_PROXY: '1' });
   });
 
+  it('connects the service as its own role, never as the PostgreSQL superuser', () => {
+    const superuser = s.postgres!.environment!.POSTGRES_USER!;
+    for (const service of [...apis.map((name) => s[name]!), ...workers]) {
+      const user = /^postgres:\/\/([^:]+):/.exec(service.environment!.DATABASE_URL!)![1];
+      expect(user).not.toBe(superuser);
+      expect(service.environment!.DATABASE_URL).not.toContain('POSTGRES_PASSWORD');
+    }
+    expect(s.postgres!.volumes).toContain('./deploy/postgres/init-app-role.sh:/docker-entrypoint-initdb.d/10-app-role.sh:ro');
+    expect(read('deploy/postgres/init-app-role.sh')).toMatch(/CREATE ROLE store_commerce LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE/);
+  });
+
+  it('sets Temporal’s history shard count before the first boot, and turns its server metrics on', () => {
+    expect(Number(s.temporal!.environment!.NUM_HISTORY_SHARDS)).toBeGreaterThanOrEqual(512);
+    expect(read('docker-compose.prod.yml')).toMatch(/PERMANENT: the history shard count/);
+    expect(s.temporal!.environment!.PROMETHEUS_ENDPOINT).toBe('0.0.0.0:8000');
+  });
+
+  it('lets a Prometheus in the compose scrape every process, on the compose network only', () => {
+    for (const service of [...apis.map((name) => s[name]!), ...workers])
+      expect(service.environment).toMatchObject({ METRICS_HOST: '0.0.0.0', METRICS_PORT: '9464' });
+    expect(s.prometheus!.ports).toEqual(['127.0.0.1:9090:9090']);
+    const config = parse(read('deploy/prometheus/prometheus.yml')) as {
+      scrape_configs: { static_configs?: { targets: string[] }[]; dns_sd_configs?: { names: string[]; port: number }[] }[];
+    };
+    const targets = config.scrape_configs.flatMap((c) => [
+      ...(c.static_configs ?? []).flatMap((x) => x.targets),
+      ...(c.dns_sd_configs ?? []).flatMap((x) => x.names.map((n) => `${n}:${x.port}`)),
+    ]);
+    expect(targets.sort()).toEqual([...apis.map((name) => `${name}:9464`), 'temporal:8000', 'worker:9464'].sort());
+  });
+
+  it('serves https for DOMAIN through Caddy', () => {
+    expect(read('deploy/caddy/Caddyfile')).toMatch(/^\{\$DOMAIN\} \{$/m);
+    expect(s.proxy!.ports).toEqual(expect.arrayContaining(['80:80', '443:443']));
+    expect(s.proxy!.environment!.DOMAIN).toMatch(/^\$\{DOMAIN:\?/);
+  });
+
   it('puts the APIs behind a reverse proxy that routes on /readyz, the only port open beyond this machine', () => {
     const published = Object.entries(s).flatMap(([name, x]) => (x.ports ?? []).map((p) => ({ name, p })));
     const open = published.filter(({ p }) => !p.startsWith('127.0.0.1:'));
-    expect(open.map((o) => o.name)).toEqual(['proxy']);
+    expect([...new Set(open.map((o) => o.name))]).toEqual(['proxy']);
     const caddyfile = read('deploy/caddy/Caddyfile');
     expect(s.proxy!.volumes).toContain('./deploy/caddy/Caddyfile:/etc/caddy/Caddyfile:ro');
     const upstreams = /reverse_proxy\s+([^{]+)\{/.exec(caddyfile)![1]!.trim().split(/\s+/);

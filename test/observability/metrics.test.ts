@@ -1,8 +1,8 @@
 // METRICS_PORT: the API and the worker as real processes (`start:api` and `start:worker`, each with its own
 // page), driven over HTTP, then scraped as Prometheus would.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -143,6 +143,15 @@ describe('the API process serves its own metrics on METRICS_PORT', () => {
     expect(sum / count).toBeLessThan(1);
   });
 
+  it('says which version and commit it runs, in store_commerce_build_info', () => {
+    const { version } = JSON.parse(readFileSync(resolve(repoRoot, 'package.json'), 'utf8')) as { version: string };
+    const commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim();
+    expect(text).toContain('# TYPE store_commerce_build_info gauge');
+    expect(one(samples, 'store_commerce_build_info', {})).toEqual([
+      { name: 'store_commerce_build_info', labels: { version, commit, process: 'api' }, value: 1 },
+    ]);
+  });
+
   it("includes Node's own process metrics", () => {
     expect(value(samples, 'process_resident_memory_bytes', { process: 'api' })).toBeGreaterThan(10_000_000);
     expect(text).toContain('nodejs_eventloop_lag_p99_seconds');
@@ -215,6 +224,23 @@ describe('the worker process serves its own metrics, with the Temporal SDK’s a
     const temporal = samples.filter((x) => x.name.startsWith('temporal_'));
     expect(temporal.length).toBeGreaterThan(10);
     expect(temporal.every((x) => x.labels.process === 'worker')).toBe(true);
-    expect(value(samples, 'temporal_activity_execution_latency_count', { activity_type: 'sendLaneDeliveries' })).toBeGreaterThanOrEqual(1);
+    expect(
+      value(samples, 'temporal_activity_execution_latency_seconds_count', { activity_type: 'sendLaneDeliveries' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(value(samples, 'store_commerce_build_info', { process: 'worker' })).toBe(1);
+  });
+
+  it("names the Temporal SDK's series as Prometheus expects: counters end in _total, durations in _seconds", () => {
+    const families = (type: string) =>
+      text
+        .split('\n')
+        .filter((line) => line.startsWith('# TYPE temporal_') && line.endsWith(` ${type}`))
+        .map((line) => line.split(' ')[2]!);
+    const counters = families('counter');
+    expect(counters.length).toBeGreaterThan(3);
+    expect(counters.filter((name) => !name.endsWith('_total'))).toEqual([]);
+    const durations = families('histogram').filter((name) => /latency|duration/.test(name));
+    expect(durations.length).toBeGreaterThan(3);
+    expect(durations.filter((name) => !name.endsWith('_seconds'))).toEqual([]);
   });
 });

@@ -3,6 +3,8 @@ import { createServer } from 'node:http';
 /** One span as OTLP/HTTP JSON carries it (ids in hex), with its resource's service name. */
 export interface ReceivedSpan {
   service: string;
+  /** Its resource's attributes (service.name, service.version, OTEL_RESOURCE_ATTRIBUTES' …). */
+  resource: Record<string, unknown>;
   traceId: string;
   spanId: string;
   parentSpanId: string;
@@ -27,11 +29,13 @@ export async function startOtlpReceiver() {
       if (req.url === '/v1/traces' && String(req.headers['content-type']).startsWith('application/json')) {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
         for (const rs of body.resourceSpans ?? []) {
-          const service = String(attributes(rs.resource?.attributes)['service.name']);
+          const resource = attributes(rs.resource?.attributes);
+          const service = String(resource['service.name']);
           for (const ss of rs.scopeSpans ?? [])
             for (const s of ss.spans ?? [])
               spans.push({
                 service,
+                resource,
                 traceId: s.traceId,
                 spanId: s.spanId,
                 parentSpanId: s.parentSpanId ?? '',

@@ -1,6 +1,8 @@
 import type { Command } from '../command.js';
 import { connectionCommands } from './connections.js';
 import { keyCommands } from './key.js';
+import { listCommands } from './lists.js';
+import { migrateCommands } from './migrate.js';
 import { orderCommands } from './orders.js';
 import { outboxCommands } from './outbox.js';
 import { ownerCommands } from './owners.js';
@@ -12,6 +14,7 @@ import { webhookCommands } from './webhooks.js';
 /** Every operator command; a new group is one module and one line here. */
 export const commands: readonly Command[] = [
   ...storeCommands,
+  ...listCommands,
   ...keyCommands,
   ...orderCommands,
   ...connectionCommands,
@@ -20,4 +23,5 @@ export const commands: readonly Command[] = [
   ...ownerCommands,
   ...outboxCommands,
   ...secretsCommands,
+  ...migrateCommands,
 ];

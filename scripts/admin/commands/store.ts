@@ -20,7 +20,7 @@ export function storeView(config: Pick<Config, 'publicUrl'>, store: Store) {
 }
 
 /** A key as it may be shown again: never the key itself. */
-function keyView(key: ApiKey) {
+export function keyView(key: ApiKey) {
   const { id, kind, prefix, scopes, origins } = key;
   return {
     id,
