@@ -58,7 +58,7 @@ export function parseConnectRequest(
   if (!returnText) problems.push('return_url is missing.');
   else if (!back) problems.push('return_url is not an http(s) address.');
   else if (host && site && !isShopsOwnReturn(site, back))
-    problems.push('return_url must be on the shop’s own address: the host and port of site_url, and https when site_url is https.');
+    problems.push('return_url must be on the same host as site_url, on its port, and https when site_url is https.');
   const state = get('state') ?? '';
   if (!state) problems.push('state is missing.');
   else if (state.length > 500) problems.push('state is too long (at most 500 characters).');

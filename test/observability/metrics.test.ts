@@ -176,11 +176,11 @@ describe('the worker process serves its own metrics, with the Temporal SDK’s a
     const order = await api('/orders', { method: 'POST', headers: json, body: JSON.stringify(orderBody()) });
     expect(order.status).toBe(201);
     await eventually(() => receiver.received.some((r) => r.path === '/metrics-hook'), 60_000, 'the webhook delivery');
-    // The lane's activity ends after it has lingered idle for a moment: then its duration is known.
+    // The shard dispatcher's activity ends after it has been idle for WEBHOOK_DISPATCH_IDLE_MS: then its duration is known.
     await eventually(
       async () =>
         value(parseSamples(await scrape(ports.workerMetrics)), 'store_commerce_activity_duration_seconds_count', {
-          activity: 'sendLaneDeliveries',
+          activity: 'sendShardDeliveries',
         }) >= 1,
       30_000,
       'the lane activity ended',
@@ -197,7 +197,7 @@ describe('the worker process serves its own metrics, with the Temporal SDK’s a
 
   it('times activities by type and outcome', () => {
     expect(
-      value(samples, 'store_commerce_activity_duration_seconds_count', { activity: 'sendLaneDeliveries', outcome: 'completed' }),
+      value(samples, 'store_commerce_activity_duration_seconds_count', { activity: 'sendShardDeliveries', outcome: 'completed' }),
     ).toBeGreaterThanOrEqual(1);
   });
 
@@ -225,7 +225,7 @@ describe('the worker process serves its own metrics, with the Temporal SDK’s a
     expect(temporal.length).toBeGreaterThan(10);
     expect(temporal.every((x) => x.labels.process === 'worker')).toBe(true);
     expect(
-      value(samples, 'temporal_activity_execution_latency_seconds_count', { activity_type: 'sendLaneDeliveries' }),
+      value(samples, 'temporal_activity_execution_latency_seconds_count', { activity_type: 'sendShardDeliveries' }),
     ).toBeGreaterThanOrEqual(1);
     expect(value(samples, 'store_commerce_build_info', { process: 'worker' })).toBe(1);
   });

@@ -78,8 +78,8 @@ describe('store plan --until', () => {
     { timeout: 90_000 },
     async () => {
       const s = await createTestStore(t.orm);
-      // Far enough ahead for the CLI (a process of its own) to start on a busy machine.
-      const until = inSeconds(10);
+      // Far enough ahead for the CLI (a process of its own) to start on a busy machine (10 s was not, at load 30).
+      const until = inSeconds(20);
       const out = await plan(s.store.id, '--plan', 'paid', '--until', until);
       expect(out.store).toMatchObject({ id: s.store.id, plan: 'paid', paid_until: until });
       expect(await limitOf(s.secret)).toBe(300);

@@ -62,6 +62,8 @@ beforeAll(async () => {
     DATABASE_URL: db.url,
     TEMPORAL_ADDRESS: inject('temporalAddress'),
     TEMPORAL_TASK_QUEUE: queue,
+    // Not the suite's namespace: this worker would take over its housekeeping schedules (with its own task queue).
+    TEMPORAL_NAMESPACE: 'outbound-fairness-test',
     SECRETS_KEY: inject('secretsKey'),
     ALLOW_LOOPBACK_TARGETS: 'true',
     PUBLIC_URL: 'http://127.0.0.1:3999',

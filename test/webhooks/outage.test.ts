@@ -44,6 +44,9 @@ beforeAll(async () => {
     SECRETS_KEY: inject('secretsKey'),
     ALLOW_LOOPBACK_TARGETS: 'true',
     WEBHOOK_TIMEOUT_MS: '2000',
+    // As in the rest of the suite: a shard's dispatcher ends 2 s after its last delivery, so each test
+    // starts with none running (a running one keeps sending through PostgreSQL while Temporal is down).
+    WEBHOOK_DISPATCH_IDLE_MS: '2000',
   }) as ResolvedConfig;
   const log = createLogger('warn');
   orm = await openOrm({ databaseUrl: db.url, poolMax: 6 });
