@@ -208,7 +208,7 @@ export async function setUp(opts: { quick: boolean; profile: boolean; log: (line
 
 /** "PostgreSQL 15.2 at 127.0.0.1:5432 (DATABASE_URL, on this host)": the server version and where it runs. */
 async function postgresWhere(pool: pg.Pool, databaseUrl: string): Promise<string> {
-  const { rows } = await pool.query<{ v: string }>('show server_version');
+  const { rows } = await pool.query<{ v: string }>("select current_setting('server_version') as v");
   const url = new URL(databaseUrl);
   const local = ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(url.hostname);
   const how = process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded, under .data/bench-pg';

@@ -106,7 +106,7 @@ export class DayReceivers {
         return;
       }
       const raw = Buffer.concat(chunks);
-      if (!verified(endpoint.secret, req, raw)) this.badSignatures++;
+      if (!verifiedDelivery(endpoint.secret, req.headers, raw)) this.badSignatures++;
       try {
         const id = (JSON.parse(raw.toString('utf8')) as { data?: { order?: { id?: string } } }).data?.order?.id;
         if (id) {
@@ -141,14 +141,18 @@ export class DayReceivers {
 }
 
 /** Both signatures of a delivery: X-Service-Signature (hex HMAC of the body) and Standard Webhooks v1 (id.timestamp.body). */
-function verified(secret: string, req: IncomingMessage, raw: Buffer): boolean {
+export function verifiedDelivery(secret: string, headers: IncomingMessage['headers'], raw: Buffer): boolean {
   const service = `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
-  const id = String(req.headers['webhook-id'] ?? '');
-  const ts = String(req.headers['webhook-timestamp'] ?? '');
+  const id = String(headers['webhook-id'] ?? '');
+  const ts = String(headers['webhook-timestamp'] ?? '');
+  const offered = String(headers['webhook-signature'] ?? '').split(' ');
+  return headers['x-service-signature'] === service && Boolean(id && ts) && offered.includes(standardSignature(secret, id, ts, raw));
+}
+
+/** Standard Webhooks v1: base64 HMAC-SHA256 of `id.timestamp.body` keyed with the decoded whsec_ secret. */
+export function standardSignature(secret: string, id: string, ts: string | number, raw: Buffer | string): string {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  const standard = `v1,${createHmac('sha256', key).update(`${id}.${ts}.`).update(raw).digest('base64')}`;
-  const offered = String(req.headers['webhook-signature'] ?? '').split(' ');
-  return req.headers['x-service-signature'] === service && Boolean(id && ts) && offered.includes(standard);
+  return `v1,${createHmac('sha256', key).update(`${id}.${ts}.`).update(raw).digest('base64')}`;
 }
 
 /**
