@@ -121,11 +121,15 @@ export async function setUp(opts: { quick: boolean; profile: boolean; log: (line
       if (worker) throw new Error('a worker is running already');
       const metricsPort = await freePort();
       workers++;
-      worker = spawnNode(workers === 1 ? 'worker' : `worker-${workers}`, [...extraArgs('BENCH_WORKER_NODE_ARGS'), ...startScriptArgs('start:worker')], {
-        ...common,
-        METRICS_PORT: String(metricsPort),
-        ...env,
-      });
+      worker = spawnNode(
+        workers === 1 ? 'worker' : `worker-${workers}`,
+        [...extraArgs('BENCH_WORKER_NODE_ARGS'), ...startScriptArgs('start:worker')],
+        {
+          ...common,
+          METRICS_PORT: String(metricsPort),
+          ...env,
+        },
+      );
       workerMetrics = `http://127.0.0.1:${metricsPort}/metrics`;
       return worker;
     },

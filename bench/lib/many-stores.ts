@@ -130,7 +130,9 @@ export class DayReceivers {
   /** Throws when a pair arrived twice or a signature did not verify: the run is not valid. */
   assertClean(what: string): void {
     if (this.duplicates || this.badSignatures)
-      throw new Error(`${what}: ${this.duplicates} duplicate deliveries and ${this.badSignatures} with a bad signature reached the receivers`);
+      throw new Error(
+        `${what}: ${this.duplicates} duplicate deliveries and ${this.badSignatures} with a bad signature reached the receivers`,
+      );
   }
 
   async stop(): Promise<void> {
@@ -185,7 +187,9 @@ export async function seedDayStores(
      from unnest($1::uuid[], $2::text[], $3::text[]) as t(s, h, p)`,
     [keys.map((k) => k[0]), keys.map((k) => k[1]), keys.map((k) => k[2]), DEFAULT_SECRET_SCOPES],
   );
-  const endpoints = stores.flatMap((s) => s.endpoints.map((e) => [e.id, s.id, receivers.url(e), sealSecret(secretsKey, e.secret)] as const));
+  const endpoints = stores.flatMap((s) =>
+    s.endpoints.map((e) => [e.id, s.id, receivers.url(e), sealSecret(secretsKey, e.secret)] as const),
+  );
   await pool.query(
     `insert into webhook_endpoints (id, store_id, url, events, secret_sealed)
      select id, s, u, '{order.created}', x from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[]) as t(id, s, u, x)`,
@@ -306,7 +310,9 @@ export async function idleCpu(groups: CpuGroups, seconds: number): Promise<Recor
 
 /** CPU per delivery with each group's idle (ms/s × the phase's seconds) subtracted, as a total and a text by group. */
 export function cpuPerDelivery(cpuMs: Record<string, number>, idlePerSec: Record<string, number>, seconds: number, deliveries: number) {
-  const parts = Object.entries(cpuMs).map(([name, ms]) => [name, Math.max(0, ms - (idlePerSec[name] ?? 0) * seconds) / Math.max(1, deliveries)] as const);
+  const parts = Object.entries(cpuMs).map(
+    ([name, ms]) => [name, Math.max(0, ms - (idlePerSec[name] ?? 0) * seconds) / Math.max(1, deliveries)] as const,
+  );
   const total = parts.reduce((a, [, v]) => a + v, 0);
   const idle = Object.entries(idlePerSec)
     .map(([k, v]) => `${k} ${fmt(v)}`)
@@ -392,7 +398,11 @@ async function describeAll(temporal: Client, runs: { workflowId: string; runId: 
  * ran after: closed runs' lengths from the visibility list, open ones described, minus what each had at the
  * `before` snapshot. Counts every workflow type, so it holds for whatever design delivers.
  */
-export async function historyEventsSince(temporal: Client, since: string, before: Map<string, number>): Promise<{ events: number; runs: number }> {
+export async function historyEventsSince(
+  temporal: Client,
+  since: string,
+  before: Map<string, number>,
+): Promise<{ events: number; runs: number }> {
   let events = 0;
   let runs = 0;
   const open: { workflowId: string; runId: string }[] = [];

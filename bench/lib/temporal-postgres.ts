@@ -54,11 +54,15 @@ export async function withTemporalPostgres<T>(env: BenchEnv, fn: (t: TemporalOnP
   const address = `127.0.0.1:${port}`;
   let connection: ReturnType<typeof createTemporalClient> | undefined;
   try {
-    env.log(`Temporal on PostgreSQL: starting at ${address} (databases ${names.main}, ${names.visibility}; the first start builds the server with Go)`);
+    env.log(
+      `Temporal on PostgreSQL: starting at ${address} (databases ${names.main}, ${names.visibility}; the first start builds the server with Go)`,
+    );
     const deadline = Date.now() + START_TIMEOUT_MS;
     for (;;) {
       if (child.exitCode !== null || child.signalCode !== null)
-        throw new Error(`npm run temporal:postgres exited (${child.exitCode ?? child.signalCode}) before serving; see .data/bench-logs/temporal-postgres.log`);
+        throw new Error(
+          `npm run temporal:postgres exited (${child.exitCode ?? child.signalCode}) before serving; see .data/bench-logs/temporal-postgres.log`,
+        );
       if (Date.now() > deadline) throw new Error(`Temporal on PostgreSQL did not serve within ${START_TIMEOUT_MS / 1000} s`);
       try {
         connection ??= createTemporalClient({ address, namespace: 'default', taskQueue: 'store-commerce' });
@@ -90,7 +94,9 @@ export async function withTemporalPostgres<T>(env: BenchEnv, fn: (t: TemporalOnP
     await env.worker.stop();
     await connection?.connection.close().catch(() => undefined);
     await stopChild(child);
-    await dropDatabases(env.databaseUrl, [names.main, names.visibility]).catch((err: Error) => env.log(`could not drop ${names.main}: ${err.message}`));
+    await dropDatabases(env.databaseUrl, [names.main, names.visibility]).catch((err: Error) =>
+      env.log(`could not drop ${names.main}: ${err.message}`),
+    );
     await env.worker.start();
     env.log('Temporal on PostgreSQL: stopped; the worker is back on the dev server');
   }

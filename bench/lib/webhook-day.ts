@@ -112,7 +112,8 @@ export async function runDay(env: BenchEnv, opts: DayOptions): Promise<DayResult
     if (missing > 0)
       for (const [id, c] of sender.committed)
         if (healthyOnly(c.store))
-          for (const e of c.store.endpoints) if (e.mode === 'ok' && !receivers.arrivals.has(`${id} ${e.id}`)) withMissing.push(waited - c.answered);
+          for (const e of c.store.endpoints)
+            if (e.mode === 'ok' && !receivers.arrivals.has(`${id} ${e.id}`)) withMissing.push(waited - c.answered);
     const cpu = cpuPerDelivery(cpuMs, idle, phaseSec, arrived.fromResponse.length);
     const direct = await directPosts(receivers, healthy, env.quick ? 100 : 300, opts.tls ? env.tls.ca : undefined);
     // The pipeline's leftovers (hanging endpoints' timeouts, workflows closing) finish before the history is counted.
@@ -122,7 +123,9 @@ export async function runDay(env: BenchEnv, opts: DayOptions): Promise<DayResult
     const orders = sender.committed.size;
     const notes =
       `${opts.healthyStores} stores with 1–3 endpoints each (${endpoints} in all)` +
-      (bad.length ? ` and ${bad.length} stores whose one endpoint accepts the connection and never answers (${fmt(opts.badRate)} orders/s over them, ${receivers.hangs} hanging requests received)` : '') +
+      (bad.length
+        ? ` and ${bad.length} stores whose one endpoint accepts the connection and never answers (${fmt(opts.badRate)} orders/s over them, ${receivers.hangs} hanging requests received)`
+        : '') +
       `, loopback ${opts.tls ? 'HTTPS (a test CA made for the run, NODE_EXTRA_CA_CERTS on the worker, https://localhost)' : 'HTTP'} receivers answering in 20–80 ms; ` +
       `orders as a Poisson process, ${fmt(opts.rate)} orders/s over the healthy stores for ${opts.seconds} s through POST /orders (one round); ` +
       `${offered} offered, ${orders} committed, ${sender.failed} failed${sender.firstError ? ` (first: ${sender.firstError})` : ''}; ` +
@@ -161,7 +164,12 @@ async function directPosts(receivers: DayReceivers, stores: DayStore[], count: n
     const store = stores[i % stores.length]!;
     const endpoint = store.endpoints[0]!;
     const orderId = `direct-${i}-${Date.now().toString(36)}`;
-    const body = JSON.stringify({ id: `evt-${orderId}`, type: 'order.created', created_at: new Date().toISOString(), data: { order: { id: orderId } } });
+    const body = JSON.stringify({
+      id: `evt-${orderId}`,
+      type: 'order.created',
+      created_at: new Date().toISOString(),
+      data: { order: { id: orderId } },
+    });
     const ts = Math.floor(Date.now() / 1000);
     const key = Buffer.from(endpoint.secret.replace(/^whsec_/, ''), 'base64');
     const headers = {
@@ -195,4 +203,6 @@ async function directPosts(receivers: DayReceivers, stores: DayStore[], count: n
 
 /** localhost → 127.0.0.1, as the service's sender pins it (no resolver on the path). */
 const pinnedLoopback = ((_host: string, options: { all?: boolean }, callback: (...a: unknown[]) => void) =>
-  options.all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4)) as unknown as http.RequestOptions['lookup'];
+  options.all
+    ? callback(null, [{ address: '127.0.0.1', family: 4 }])
+    : callback(null, '127.0.0.1', 4)) as unknown as http.RequestOptions['lookup'];

@@ -87,7 +87,9 @@ class Receivers {
 
   assertClean() {
     if (this.duplicates || this.badSignatures)
-      throw new Error(`webhooks: ${this.duplicates} duplicate deliveries and ${this.badSignatures} with a bad signature reached the receivers`);
+      throw new Error(
+        `webhooks: ${this.duplicates} duplicate deliveries and ${this.badSignatures} with a bad signature reached the receivers`,
+      );
   }
 
   async waitFor(total: number, timeoutMs: number) {
@@ -314,7 +316,9 @@ async function measureWebhooks(env: BenchEnv): Promise<WebhookResults> {
       );
       if (label === 'ours') await env.settle();
       const b0 = now();
-      const { result: burst, cpuMs: burstCpuMs } = await measureCpu(label === 'ours' ? env.oursCpu : {}, () => run(`${label}-${round}-burst`, 0));
+      const { result: burst, cpuMs: burstCpuMs } = await measureCpu(label === 'ours' ? env.oursCpu : {}, () =>
+        run(`${label}-${round}-burst`, 0),
+      );
       const burstCpu = label === 'ours' ? cpuPerDelivery(burstCpuMs, idle, (now() - b0) / 1000, burst.arrived).text : undefined;
       const spanSec = (burst.lastArrival - burst.firstSend) / 1000;
       const result: Side = {

@@ -55,14 +55,24 @@ export const webhookTailEventsScenario: Scenario = {
   id: 'webhook-tail-events',
   run: async (env) => {
     const r = await tailRun(env);
-    return one('events_per_order', r.eventsPerOrder, 2, `Temporal history events per order, LOWER is better; goal ≤ 2; ${GOAL_NOTE}; ${r.notes}`);
+    return one(
+      'events_per_order',
+      r.eventsPerOrder,
+      2,
+      `Temporal history events per order, LOWER is better; goal ≤ 2; ${GOAL_NOTE}; ${r.notes}`,
+    );
   },
 };
 export const webhookTailCpuScenario: Scenario = {
   id: 'webhook-tail-cpu',
   run: async (env) => {
     const r = await tailRun(env);
-    return one('cpu_ms', r.cpuPerDelivery, 3, `ms of CPU per delivery, all processes, idle subtracted, LOWER is better; goal ≤ 3; ${GOAL_NOTE}; ${r.notes}`);
+    return one(
+      'cpu_ms',
+      r.cpuPerDelivery,
+      3,
+      `ms of CPU per delivery, all processes, idle subtracted, LOWER is better; goal ≤ 3; ${GOAL_NOTE}; ${r.notes}`,
+    );
   },
 };
 

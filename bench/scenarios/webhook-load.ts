@@ -46,7 +46,12 @@ export const webhookSustainedScenario: Scenario = {
     await receivers.start();
     try {
       // 20 keys a store: 400 orders/s over 100 stores stays under the paid plan's 300 requests a minute per key.
-      const stores = await seedDayStores(env.pool, env.secretsKey, receivers, { count: 100, keysPerStore: 20, label: 'sustained', endpoints: () => ['ok', 'ok', 'ok'] });
+      const stores = await seedDayStores(env.pool, env.secretsKey, receivers, {
+        count: 100,
+        keysPerStore: 20,
+        label: 'sustained',
+        endpoints: () => ['ok', 'ok', 'ok'],
+      });
       await env.settle();
       const idle = await idleCpu(env.oursCpu, env.quick ? 3 : 5);
       const stepSec = env.quick ? 10 : 60;
@@ -118,7 +123,12 @@ export const webhookDrainScenario: Scenario = {
     await receivers.start();
     let workerDown = false;
     try {
-      const stores = await seedDayStores(env.pool, env.secretsKey, receivers, { count: 100, keysPerStore: 4, label: 'drain', endpoints: () => ['ok', 'ok', 'ok'] });
+      const stores = await seedDayStores(env.pool, env.secretsKey, receivers, {
+        count: 100,
+        keysPerStore: 4,
+        label: 'drain',
+        endpoints: () => ['ok', 'ok', 'ok'],
+      });
       await env.settle();
       const idle = await idleCpu(env.oursCpu, env.quick ? 3 : 5);
       await env.worker.stop();
@@ -159,7 +169,6 @@ async function writeBatches(env: BenchEnv, stores: DayStore[], total: number): P
   const perStore = Math.ceil(total / stores.length);
   const jobs: { store: DayStore; n: number; from: number }[] = [];
   for (const store of stores) for (let from = 0; from < perStore; from += 50) jobs.push({ store, from, n: Math.min(50, perStore - from) });
-  let written = 0;
   let turn = 0;
   const tag = Date.now().toString(36);
   await Promise.all(
@@ -169,14 +178,17 @@ async function writeBatches(env: BenchEnv, stores: DayStore[], total: number): P
         const r = await fetch(`${env.api.url}/api/v1/orders/batch`, {
           method: 'POST',
           headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ orders: Array.from({ length: job.n }, (_, i) => orderInput(`drain-${tag}-${job.store.id}-${job.from + i}`, 3, null)) }),
+          body: JSON.stringify({
+            orders: Array.from({ length: job.n }, (_, i) => orderInput(`drain-${tag}-${job.store.id}-${job.from + i}`, 3, null)),
+          }),
         });
         await r.arrayBuffer();
-        if (r.ok) written += job.n;
       }
     }),
   );
-  const { rows } = await env.pool.query<{ n: number }>(`select count(*)::int as n from orders where external_id like $1`, [`drain-${tag}-%`]);
+  const { rows } = await env.pool.query<{ n: number }>(`select count(*)::int as n from orders where external_id like $1`, [
+    `drain-${tag}-%`,
+  ]);
   return rows[0]!.n;
 }
 
@@ -211,7 +223,12 @@ function coldStarts(env: BenchEnv) {
         await api.stop();
       }
       // Worker: an order waits while no worker runs; timed from the worker's spawn to the order's receipt.
-      const [one] = await seedDayStores(env.pool, env.secretsKey, receivers, { count: 1, keysPerStore: 1, label: 'cold-w', endpoints: () => ['ok'] });
+      const [one] = await seedDayStores(env.pool, env.secretsKey, receivers, {
+        count: 1,
+        keysPerStore: 1,
+        label: 'cold-w',
+        endpoints: () => ['ok'],
+      });
       await env.settle();
       await env.worker.stop();
       workerDown = true;
@@ -227,7 +244,12 @@ function coldStarts(env: BenchEnv) {
       await env.settle();
       // Never-used stores, one at a time, 2 s apart: the first order of each (the lane's 15-minute idle end is
       // a constant of the workflow, not configurable, so a store idle that long is stood in for by a new one).
-      const fresh = await seedDayStores(env.pool, env.secretsKey, receivers, { count: env.quick ? 5 : 10, keysPerStore: 1, label: 'cold-s', endpoints: () => ['ok'] });
+      const fresh = await seedDayStores(env.pool, env.secretsKey, receivers, {
+        count: env.quick ? 5 : 10,
+        keysPerStore: 1,
+        label: 'cold-s',
+        endpoints: () => ['ok'],
+      });
       receivers.reset();
       const firsts = new OrderSender(env.api.url, `cold-s-${Date.now().toString(36)}`);
       for (const s of fresh) {
@@ -260,14 +282,24 @@ export const coldStartScenario: Scenario = {
   id: 'cold-start',
   run: async (env) => {
     const r = await coldStarts(env);
-    return summarize('ms', [r.api], [2000], `ms from the API's start to its first 2xx, LOWER is better; goal ≤ 2,000 ms; ${GOAL_NOTE}; ${r.notes}`);
+    return summarize(
+      'ms',
+      [r.api],
+      [2000],
+      `ms from the API's start to its first 2xx, LOWER is better; goal ≤ 2,000 ms; ${GOAL_NOTE}; ${r.notes}`,
+    );
   },
 };
 export const coldStartWorkerScenario: Scenario = {
   id: 'cold-start-worker',
   run: async (env) => {
     const r = await coldStarts(env);
-    return summarize('ms', [r.worker], [1000], `ms from the worker's start to the first delivery, LOWER is better; goal ≤ 1,000 ms; ${GOAL_NOTE}; ${r.notes}`);
+    return summarize(
+      'ms',
+      [r.worker],
+      [1000],
+      `ms from the worker's start to the first delivery, LOWER is better; goal ≤ 1,000 ms; ${GOAL_NOTE}; ${r.notes}`,
+    );
   },
 };
 export const coldStartNewStoreScenario: Scenario = {

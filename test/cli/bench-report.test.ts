@@ -14,7 +14,18 @@ describe('the bench report', () => {
   });
 
   it('has the contract’s top-level fields and each measured scenario’s figures', () => {
-    expect(Object.keys(report).sort()).toEqual(['cpus', 'generated_at', 'host', 'memory', 'node', 'postgres', 'quick', 'scenarios', 'temporal', 'verdict']);
+    expect(Object.keys(report).sort()).toEqual([
+      'cpus',
+      'generated_at',
+      'host',
+      'memory',
+      'node',
+      'postgres',
+      'quick',
+      'scenarios',
+      'temporal',
+      'verdict',
+    ]);
     expect(report.generated_at).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
     expect(report.node).toMatch(/^v\d+\./);
     expect(report.quick).toBe(false);
