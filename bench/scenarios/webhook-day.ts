@@ -55,6 +55,7 @@ export const webhookTailEventsScenario: Scenario = {
   id: 'webhook-tail-events',
   run: async (env) => {
     const r = await tailRun(env);
+    if (Number.isNaN(r.eventsPerOrder)) throw new Error(`Temporal's history could not be counted; ${r.notes}`);
     return one(
       'events_per_order',
       r.eventsPerOrder,
