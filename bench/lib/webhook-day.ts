@@ -79,7 +79,7 @@ export async function runDay(env: BenchEnv, opts: DayOptions): Promise<DayResult
       : [];
     const endpoints = healthy.reduce((n, s) => n + s.endpoints.length, 0);
     await env.settle();
-    const idleSec = env.quick ? 3 : 5;
+    const idleSec = env.quick ? 2 : 5;
     const idle = await idleCpu(groups, idleSec);
     const since = new Date(Date.now() - 1000).toISOString();
     const before = await openHistories(temporal);

@@ -20,7 +20,7 @@ const tailShape = (env: BenchEnv) => ({
   badStores: 0,
   rate: 20,
   badRate: 0,
-  seconds: env.quick ? 30 : 90,
+  seconds: env.quick ? 20 : 60,
 });
 
 const badShape = (env: BenchEnv) => ({
@@ -30,7 +30,7 @@ const badShape = (env: BenchEnv) => ({
   rate: 20,
   // Each bad store gets an order every 10 s: more often than one 8 s timeout, so they never go quiet.
   badRate: 10,
-  seconds: env.quick ? 30 : 60,
+  seconds: env.quick ? 15 : 40,
 });
 
 let tail: Promise<DayResult> | undefined;
@@ -94,7 +94,7 @@ export const webhookBadNeighboursP99Scenario: Scenario = {
 export const webhookTlsP50Scenario: Scenario = {
   id: 'webhook-tls-p50',
   run: async (env) => {
-    const r = await runDay(env, { ...tailShape(env), label: 'tls', healthyStores: 500, seconds: env.quick ? 20 : 45, tls: true });
+    const r = await runDay(env, { ...tailShape(env), label: 'tls', healthyStores: 500, seconds: env.quick ? 10 : 30, tls: true });
     return one(
       'p50_ms',
       percentile(r.latencies, 50),
@@ -109,7 +109,7 @@ export const webhookTlsP50Scenario: Scenario = {
 let onPostgres: Promise<{ tail: DayResult; bad: DayResult }> | undefined;
 const postgresRuns = (env: BenchEnv) =>
   (onPostgres ??= withTemporalPostgres(env, async (t) => {
-    const seconds = env.quick ? 20 : 45;
+    const seconds = env.quick ? 10 : 30;
     const on = { temporal: t.client, groups: t.groups, where: t.where };
     const tailR = await runDay(env, { ...tailShape(env), ...on, label: 'tail-pg', seconds });
     const badR = await runDay(env, { ...badShape(env), ...on, label: 'bad-pg', seconds });

@@ -114,11 +114,11 @@ export const webhookSustainedScenario: Scenario = {
   },
 };
 
-/** 10,000 orders × 3 endpoints (2,000 in quick) written while no worker runs, then a worker started and the drain timed. */
+/** 10,000 orders × 3 endpoints (1,000 in quick) written while no worker runs, then a worker started and the drain timed. */
 export const webhookDrainScenario: Scenario = {
   id: 'webhook-drain',
   async run(env) {
-    const orders = env.quick ? 2000 : 10_000;
+    const orders = env.quick ? 1000 : 10_000;
     const receivers = new DayReceivers();
     await receivers.start();
     let workerDown = false;
