@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
 import pg from 'pg';
@@ -27,6 +27,13 @@ const START_TIMEOUT_MS = 600_000;
  * when the server cannot be had (no Go to build it, schema setup failing, …).
  */
 export async function withTemporalPostgres<T>(env: BenchEnv, fn: (t: TemporalOnPostgres) => Promise<T>): Promise<T> {
+  const built =
+    existsSync(resolve(repoRoot, '.tools', 'bin', 'temporal-server')) &&
+    existsSync(resolve(repoRoot, '.tools', 'bin', 'temporal-sql-tool'));
+  if (!built && spawnSync('go', ['version']).status !== 0)
+    throw new Error(
+      'no Temporal server binary in .tools/bin and no Go to build it (npm run temporal:postgres builds it with Go, ~3 minutes the first time)',
+    );
   const db = new URL(env.databaseUrl);
   const stamp = Date.now().toString(36);
   const names = { main: `sc_bench_temporal_${stamp}`, visibility: `sc_bench_temporal_vis_${stamp}` };
