@@ -84,7 +84,7 @@ export async function setUp(opts: { quick: boolean; profile: boolean; log: (line
   onCleanup('Temporal client', () => temporalClient.connection.close());
 
   const secretsKey = randomBytes(32);
-  const tls = makeTestTls(resolve(logDir, 'tls'));
+  const tls = makeTestTls(resolve(logDir, `tls-${process.pid}`));
   const common: Record<string, string> = {
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporal.address,
