@@ -133,7 +133,10 @@ async function main(): Promise<number> {
     log(`${scenario.id}: starting`);
     try {
       results[scenario.id] = await scenario.run(env);
-      log(`${scenario.id}: done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+      const r = results[scenario.id]!;
+      log(
+        `${scenario.id}: done in ${((Date.now() - t0) / 1000).toFixed(0)} s${'ours' in r ? `: ours ${r.ours} ${r.metric}, baseline ${r.baseline}` : ''}`,
+      );
     } catch (err) {
       if (isStopping()) return cleanup(log).then(() => 130);
       failures++;
