@@ -20,6 +20,24 @@ import { checkoutSessionsScenario } from './scenarios/checkout-sessions.js';
 import { trackingP99Scenario } from './scenarios/tracking-p99.js';
 import { pushE2eP99Scenario } from './scenarios/push-e2e-p99.js';
 import { webhookE2eP50Scenario, webhookE2eP99Scenario, webhookThroughputScenario } from './scenarios/webhooks.js';
+import {
+  webhookBadNeighboursP99Scenario,
+  webhookBadNeighboursP99TemporalPgScenario,
+  webhookTailCpuScenario,
+  webhookTailEventsScenario,
+  webhookTailP50Scenario,
+  webhookTailP999Scenario,
+  webhookTailP99Scenario,
+  webhookTailP99TemporalPgScenario,
+  webhookTlsP50Scenario,
+} from './scenarios/webhook-day.js';
+import {
+  coldStartNewStoreScenario,
+  coldStartScenario,
+  coldStartWorkerScenario,
+  webhookDrainScenario,
+  webhookSustainedScenario,
+} from './scenarios/webhook-load.js';
 import { apiMemoryScenario } from './scenarios/api-memory.js';
 import { rss1mbBodiesScenario } from './scenarios/rss-1mb-bodies.js';
 
@@ -39,6 +57,21 @@ const SCENARIOS: Scenario[] = [
   webhookE2eP99Scenario,
   webhookThroughputScenario,
   pushE2eP99Scenario,
+  // The many-store day (issue 22): one round each, also in the full run (bench/README.md).
+  webhookTailP50Scenario,
+  webhookTailP99Scenario,
+  webhookTailP999Scenario,
+  webhookTailEventsScenario,
+  webhookTailCpuScenario,
+  webhookBadNeighboursP99Scenario,
+  webhookSustainedScenario,
+  webhookDrainScenario,
+  webhookTlsP50Scenario,
+  coldStartScenario,
+  coldStartWorkerScenario,
+  coldStartNewStoreScenario,
+  webhookTailP99TemporalPgScenario,
+  webhookBadNeighboursP99TemporalPgScenario,
   // Each on a fresh API process of its own, so its memory is the scenario's alone.
   apiMemoryScenario,
   rss1mbBodiesScenario,
@@ -100,7 +133,10 @@ async function main(): Promise<number> {
     log(`${scenario.id}: starting`);
     try {
       results[scenario.id] = await scenario.run(env);
-      log(`${scenario.id}: done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+      const r = results[scenario.id]!;
+      log(
+        `${scenario.id}: done in ${((Date.now() - t0) / 1000).toFixed(0)} s${'ours' in r ? `: ours ${r.ours} ${r.metric}, baseline ${r.baseline}` : ''}`,
+      );
     } catch (err) {
       if (isStopping()) return cleanup(log).then(() => 130);
       failures++;
@@ -109,7 +145,7 @@ async function main(): Promise<number> {
     }
   }
   // With --only, the scenarios not run keep their last figures in latest.json.
-  const report = buildReport(quick, only ? { ...earlierResults(path), ...results } : results);
+  const report = buildReport(quick, only ? { ...earlierResults(path), ...results } : results, env.where);
   writeReport(path, report);
   console.log(`\n${formatTable(report)}\n`);
   log(`wrote ${path} in ${((Date.now() - started) / 1000).toFixed(0)} s total; stopping everything …`);

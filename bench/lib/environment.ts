@@ -10,6 +10,7 @@ import { onCleanup } from './cleanup.js';
 import { postgresBackends, processesMatching, type CpuGroups } from './cpu.js';
 import { freshDatabase } from './database.js';
 import { createBenchStore, seedOrders, type BenchStore } from './fixtures.js';
+import { makeTestTls, type TestTls } from './tls.js';
 import { waitForDrain, type Drain } from './settle.js';
 import { buildService, logDir, repoRoot, spawnNode, startScriptArgs, waitForHttp, type RunningProcess } from './processes.js';
 
@@ -40,6 +41,27 @@ export interface BenchEnv {
   startApi(name: string, nodeArgs?: string[]): Promise<{ url: string; process: RunningProcess }>;
   /** Starts a baseline server (bench/baselines/<name>.ts) on a free loopback port and waits until it answers. */
   startBaseline(name: string, env?: Record<string, string>): Promise<{ url: string; process: RunningProcess }>;
+  /** The 32-byte SECRETS_KEY the API and worker run with (to seal endpoint secrets written in bulk). */
+  secretsKey: Buffer;
+  /** The environment every service process of the bench gets (database, Temporal, secrets key, loopback targets, test CA). */
+  serviceEnv: Record<string, string>;
+  /** The worker (its outbox relay included): the one running now, stopped and started again by the drain and cold-start scenarios. */
+  worker: BenchWorker;
+  /** A test CA and a certificate for localhost / 127.0.0.1 signed by it; the worker trusts the CA (NODE_EXTRA_CA_CERTS). */
+  tls: TestTls;
+  /** Where PostgreSQL and Temporal run, and their versions: recorded in the report. */
+  where: { postgres: string; temporal: string };
+}
+
+/** The bench's worker process, replaceable: `stop()` leaves no worker, `start()` starts a new one like the first. */
+export interface BenchWorker {
+  /** The running worker's pid (undefined while none runs). */
+  pid(): number | undefined;
+  /** Its Prometheus page (the Temporal SDK's metrics appended), or undefined while none runs. */
+  metricsUrl(): string | undefined;
+  stop(): Promise<void>;
+  /** Starts a worker (after stop()); resolves at once, when the process is spawned (not yet polling). */
+  start(env?: Record<string, string>): Promise<RunningProcess>;
 }
 
 /** Keys per benchmark store: enough that 5,000 req/s for a whole minute stays under 300/min per key. */
@@ -61,16 +83,20 @@ export async function setUp(opts: { quick: boolean; profile: boolean; log: (line
   const temporalClient = createTemporalClient({ address: temporal.address, namespace: 'default', taskQueue: 'store-commerce' });
   onCleanup('Temporal client', () => temporalClient.connection.close());
 
-  const common = {
+  const secretsKey = randomBytes(32);
+  const tls = makeTestTls(resolve(logDir, `tls-${process.pid}`));
+  const common: Record<string, string> = {
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporal.address,
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
-    SECRETS_KEY: randomBytes(32).toString('hex'),
+    SECRETS_KEY: secretsKey.toString('hex'),
     // Webhook endpoints and plugin push receivers of the webhook/push scenarios listen in the harness on 127.0.0.1.
     ALLOW_LOOPBACK_TARGETS: 'true',
     // Checkout sessions hand a timer workflow to Temporal; a short life lets the checkout scenario settle between rounds.
     CHECKOUT_TTL_SECONDS: process.env.BENCH_CHECKOUT_TTL ?? '5',
+    // The TLS scenario's receivers present a certificate of a CA made for this run; only the worker sends to them.
+    NODE_EXTRA_CA_CERTS: tls.caFile,
   };
   // The service runs as production runs it: `npm run build`'s output, started by package.json's start
   // scripts with their node flags (under tsx the processes would carry its loader and the worker would
@@ -80,7 +106,35 @@ export async function setUp(opts: { quick: boolean; profile: boolean; log: (line
   log(`built with npm run build in ${((Date.now() - built) / 1000).toFixed(1)} s`);
   // BENCH_WORKER_NODE_ARGS / BENCH_API_NODE_ARGS: extra node flags (e.g. a heap cap, --inspect, --trace-gc) when studying memory.
   const extraArgs = (name: string) => (process.env[name] ?? '').split(' ').filter(Boolean);
-  const worker = spawnNode('worker', [...extraArgs('BENCH_WORKER_NODE_ARGS'), ...startScriptArgs('start:worker')], common);
+  let worker: RunningProcess | undefined;
+  let workerMetrics: string | undefined;
+  let workers = 0;
+  const benchWorker: BenchWorker = {
+    pid: () => worker?.pid,
+    metricsUrl: () => workerMetrics,
+    stop: async () => {
+      await worker?.stop();
+      worker = undefined;
+      workerMetrics = undefined;
+    },
+    start: async (env = {}) => {
+      if (worker) throw new Error('a worker is running already');
+      const metricsPort = await freePort();
+      workers++;
+      worker = spawnNode(
+        workers === 1 ? 'worker' : `worker-${workers}`,
+        [...extraArgs('BENCH_WORKER_NODE_ARGS'), ...startScriptArgs('start:worker')],
+        {
+          ...common,
+          METRICS_PORT: String(metricsPort),
+          ...env,
+        },
+      );
+      workerMetrics = `http://127.0.0.1:${metricsPort}/metrics`;
+      return worker;
+    },
+  };
+  await benchWorker.start();
   const startApi = async (name: string, nodeArgs: string[] = []) => {
     const port = await freePort();
     const proc = spawnNode(name, [...nodeArgs, ...extraArgs('BENCH_API_NODE_ARGS'), ...startScriptArgs('start:api')], {
@@ -102,7 +156,7 @@ export async function setUp(opts: { quick: boolean; profile: boolean; log: (line
   const oursCpu: CpuGroups = {
     api: () => [apiProcess.pid],
     postgres: () => postgresBackends(database, harnessBackends),
-    worker: () => [worker.pid],
+    worker: () => (worker ? [worker.pid] : []),
     temporal: () => temporalPids,
   };
   const settle = () => waitForDrain(pool, temporalClient.client, oursCpu, SETTLE_TIMEOUT_MS);
@@ -145,7 +199,24 @@ export async function setUp(opts: { quick: boolean; profile: boolean; log: (line
     startApi,
     startBaseline,
     temporal: temporalClient.client,
+    secretsKey,
+    serviceEnv: common,
+    worker: benchWorker,
+    tls,
+    where: {
+      postgres: await postgresWhere(pool, databaseUrl),
+      temporal: `Temporal CLI dev server (in memory, SQLite visibility) at ${temporal.address}, a child process of the bench on this host`,
+    },
   };
+}
+
+/** "PostgreSQL 15.2 at 127.0.0.1:5432 (DATABASE_URL, on this host)": the server version and where it runs. */
+async function postgresWhere(pool: pg.Pool, databaseUrl: string): Promise<string> {
+  const { rows } = await pool.query<{ v: string }>("select current_setting('server_version') as v");
+  const url = new URL(databaseUrl);
+  const local = ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(url.hostname);
+  const how = process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded, under .data/bench-pg';
+  return `PostgreSQL ${rows[0]!.v} at ${url.hostname}:${url.port || 5432} (${how}, ${local ? 'on this host, sharing its cores' : 'another host'})`;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, cpus, hostname, release, totalmem } from 'node:os';
 import { dirname } from 'node:path';
-import { CONTRACT_METRICS, fmt, type ScenarioResult } from './stats.js';
+import { MEMORY_METRICS, fmt, type ScenarioResult } from './stats.js';
 
 /** A scenario that could not run: written with the reason instead of figures, never left out (CONTRACT.md). */
 export interface ScenarioFailure {
@@ -17,20 +17,57 @@ export interface BenchReport {
   node: string;
   cpus: number;
   quick: boolean;
+  /** The machine: host name, CPU model, kernel, memory. */
+  host: string;
+  /** Where PostgreSQL and Temporal ran, with their versions ("unknown" when set-up failed before knowing). */
+  postgres: string;
+  temporal: string;
+  /** Whether the ratios may be read at all: only when calibration is within 0.9–1.1. */
+  verdict: string;
   scenarios: Record<string, ScenarioEntry>;
   /** The memory scenarios (heap_mb, rss_mb): kept out of `scenarios`, whose metrics CONTRACT.md fixes. */
   memory: Record<string, ScenarioEntry>;
 }
 
 const failed = (r: ScenarioEntry): r is ScenarioFailure => 'error' in r;
-const isMemory = (id: string, r: ScenarioEntry) => (failed(r) ? MEMORY_SCENARIOS.includes(id) : !CONTRACT_METRICS.includes(r.metric));
+const isMemory = (id: string, r: ScenarioEntry) => (failed(r) ? MEMORY_SCENARIOS.includes(id) : MEMORY_METRICS.includes(r.metric));
 
-/** The report in the shape of CONTRACT.md "Benchmark output", plus the memory scenarios beside it. */
-export function buildReport(quick: boolean, results: Record<string, ScenarioEntry>): BenchReport {
+/** Calibration (bare Fastify ÷ bare node:http) outside this band means the machine skews the ratios: no verdict then. */
+export const CALIBRATION_BAND = [0.9, 1.1] as const;
+
+/** The verdict line: refused unless calibration ran and its ratio is within 0.9–1.1. */
+export function verdictOf(results: Record<string, ScenarioEntry>): string {
+  const c = results.calibration;
+  if (!c) return 'no verdict: calibration did not run';
+  if (failed(c)) return `no verdict: calibration could not run (${c.error})`;
+  const [lo, hi] = CALIBRATION_BAND;
+  return c.ratio >= lo && c.ratio <= hi
+    ? `calibration ${c.ratio} is within ${lo}–${hi}: the ratios may be read`
+    : `NO VERDICT: calibration ${c.ratio} is outside ${lo}–${hi} (the machine skews the comparison); read no ratio of this run as a result`;
+}
+
+/** The report in the shape of CONTRACT.md "Benchmark output", plus the memory scenarios beside it and where it ran. */
+export function buildReport(
+  quick: boolean,
+  results: Record<string, ScenarioEntry>,
+  where: { postgres: string; temporal: string } = { postgres: 'unknown', temporal: 'unknown' },
+): BenchReport {
   const scenarios: Record<string, ScenarioEntry> = {};
   const memory: Record<string, ScenarioEntry> = {};
   for (const [id, r] of Object.entries(results)) (isMemory(id, r) ? memory : scenarios)[id] = r;
-  return { generated_at: new Date().toISOString(), node: process.version, cpus: availableParallelism(), quick, scenarios, memory };
+  const host = `${hostname()}: ${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cpus, ${Math.round(totalmem() / 2 ** 30)} GB, Linux ${release()}`;
+  return {
+    generated_at: new Date().toISOString(),
+    node: process.version,
+    cpus: availableParallelism(),
+    quick,
+    host,
+    postgres: where.postgres,
+    temporal: where.temporal,
+    verdict: verdictOf(results),
+    scenarios,
+    memory,
+  };
 }
 
 /** Writes the report as pretty JSON (creating the folder). */
@@ -63,6 +100,10 @@ export function formatTable(report: BenchReport): string {
   out.push(
     '',
     `node ${report.node}, ${report.cpus} cpus, ${report.quick ? 'quick (1 short round)' : 'full (3 rounds)'}, ${report.generated_at}`,
+    `host ${report.host}`,
+    `${report.postgres}`,
+    `${report.temporal}`,
+    report.verdict,
   );
   return out.join('\n');
 }

@@ -14,7 +14,18 @@ describe('the bench report', () => {
   });
 
   it('has the contract’s top-level fields and each measured scenario’s figures', () => {
-    expect(Object.keys(report).sort()).toEqual(['cpus', 'generated_at', 'memory', 'node', 'quick', 'scenarios']);
+    expect(Object.keys(report).sort()).toEqual([
+      'cpus',
+      'generated_at',
+      'host',
+      'memory',
+      'node',
+      'postgres',
+      'quick',
+      'scenarios',
+      'temporal',
+      'verdict',
+    ]);
     expect(report.generated_at).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
     expect(report.node).toMatch(/^v\d+\./);
     expect(report.quick).toBe(false);
@@ -35,5 +46,19 @@ describe('the bench report', () => {
     const table = formatTable(report);
     expect(table).toContain('webhook-e2e-p99: could not run: the receiver never answered');
     expect(table).toMatch(/rss-1mb-bodies\s+error/);
+  });
+
+  it('refuses a verdict unless calibration is within 0.9–1.1, and files the day’s own units under scenarios', () => {
+    expect(report.verdict).toMatch(/^no verdict: calibration did not run/);
+    const within = buildReport(true, { calibration: summarize('req_per_s', [950], [1000], 'bare') });
+    expect(within.verdict).toMatch(/within 0\.9–1\.1/);
+    const skewed = buildReport(true, {
+      calibration: summarize('req_per_s', [800], [1000], 'bare'),
+      'webhook-tail-events': summarize('events_per_order', [12], [2], 'events'),
+      'webhook-tail-p999': summarize('p999_ms', [900], [3], 'tail'),
+    });
+    expect(skewed.verdict).toMatch(/^NO VERDICT: calibration 0\.8 is outside 0\.9–1\.1/);
+    expect(Object.keys(skewed.scenarios)).toEqual(['calibration', 'webhook-tail-events', 'webhook-tail-p999']);
+    expect(formatTable(skewed)).toContain('NO VERDICT');
   });
 });
