@@ -89,6 +89,29 @@ interface RunTuning {
 /** The error text of a delivery settled unsent behind an open circuit (docs/webhooks.md). */
 export const CIRCUIT_OPEN_ERROR = 'not sent: endpoint unreachable, circuit open';
 
+/**
+ * Calls beat at every multiple of periodMs of the wall clock (not periodMs after the call), until the
+ * returned function is called: every caller in a process beats at the same moments.
+ */
+export function onClockTicks(periodMs: number, beat: () => void): () => void {
+  const nextTick = () => Math.floor(Date.now() / periodMs + 1) * periodMs;
+  let due = nextTick();
+  let timer: NodeJS.Timeout;
+  const wait = () => {
+    timer = setTimeout(
+      () => {
+        beat();
+        // The next tick, or a later one if this beat came more than a period late.
+        due = Math.max(due + periodMs, nextTick());
+        wait();
+      },
+      Math.max(0, due - Date.now()),
+    );
+  };
+  wait();
+  return () => clearTimeout(timer);
+}
+
 /** The activities of the webhook dispatchers and of the old per-store lanes. */
 export function webhookLaneActivities(deps: ActivityDeps) {
   const dispatch = deps.config.webhookDispatch;
@@ -200,8 +223,10 @@ class LaneRun {
     const ctx = Context.current();
     await holdLane(this.em, this.laneId, this.tuning.leaseMs);
     const unsubscribe = this.deps.laneWakeups?.subscribe(this.laneId, () => ((this.planNeeded = true), this.poke())) ?? (() => {});
-    // Renewing the lease doubles as the heartbeat that shows Temporal this worker is alive.
-    const renew = setInterval(() => {
+    // Renewing the lease doubles as the heartbeat that shows Temporal this worker is alive. Every run beats
+    // on the same wall-clock ticks, so the runs of a worker that died time out together and move to
+    // another worker together (the worker sends each heartbeat at once: temporal/worker.ts).
+    const stopBeating = onClockTicks(Math.round(this.tuning.leaseMs / 3), () => {
       ctx.heartbeat({
         attempts: this.made,
         inFlight: this.queue.inFlight,
@@ -209,7 +234,7 @@ class LaneRun {
         openCircuits: this.breakers.openEndpoints().slice(0, 50),
       });
       holdLane(this.em.fork(), this.laneId, this.tuning.leaseMs).catch(() => undefined);
-    }, this.tuning.leaseMs / 3);
+    });
     let idleSince = Date.now();
     try {
       for (;;) {
@@ -245,7 +270,7 @@ class LaneRun {
         this.poked = false;
       }
     } finally {
-      clearInterval(renew);
+      stopBeating();
       unsubscribe();
       this.agents.destroy();
       await this.flush().catch(() => undefined);

@@ -49,6 +49,14 @@ export interface WorkerTuning {
   outboundPerStore: number;
 }
 
+/**
+ * Each activity heartbeat reaches Temporal when it is made, at most one a second per run (the SDK
+ * otherwise holds them back for up to 0.8 × the heartbeat timeout; ours beat every few seconds), so Temporal's last heartbeat of a
+ * run on a worker that died is at most a few seconds old, and a worker's webhook dispatchers, which
+ * beat on the same clock ticks (activities/webhook-lane.ts), time out together.
+ */
+const HEARTBEAT_THROTTLE = '1 second';
+
 export const DEFAULT_WORKER_TUNING: WorkerTuning = { internalSlots: 100, outboundSlots: 100, outboundPerStore: 4 };
 
 export interface WorkerHandle {
@@ -130,6 +138,7 @@ export function startWorker({
           maxConcurrentActivityTaskExecutions: tuning.internalSlots,
           // Each cached workflow keeps an isolate context; 500 took the worker past 1 GB in the webhook benchmark.
           maxCachedWorkflows: 100,
+          maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
           shutdownGraceTime: '5s',
           ...(tracing ? { sinks: tracing.sinks } : {}),
         });
@@ -144,6 +153,7 @@ export function startWorker({
           // Mostly waiting on the network: the slots bound how many sends run at once, each store's
           // budget (tuning.outboundPerStore) how many of them one store may hold.
           maxConcurrentActivityTaskExecutions: tuning.outboundSlots,
+          maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
           shutdownGraceTime: '5s',
         });
         workers = [internal, outbound];

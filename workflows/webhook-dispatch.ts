@@ -22,8 +22,9 @@ import {
 const { sendShardDeliveries } = proxyActivities<WebhookDispatchActivities>({
   // A run ends by itself after at most 5 minutes plus its idle end and last attempts (each ≤ 60 s).
   startToCloseTimeout: '20 minutes',
-  // The run heartbeats every few seconds: a worker that died is noticed after this, and the run retried.
-  heartbeatTimeout: '30 seconds',
+  // The run heartbeats every 3⅓ s (activities/webhook-lane.ts): a worker that died is noticed after this,
+  // and the run retried on another worker, so a shard waits at most about 11 s.
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
   summary: 'send the shard’s waiting webhook deliveries',
 });
