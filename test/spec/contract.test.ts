@@ -13,20 +13,23 @@ import { freePort } from '../../db/embedded.js';
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), 'sc-spec-start-'));
 const database = `sc_spec_start_${randomBytes(4).toString('hex')}`;
+const ownTemporalDataDir = mkdtempSync(join(tmpdir(), 'sc-spec-start-own-'));
 const dbUrl = (name: string) => {
   const u = new URL(inject('databaseUrl'));
   u.pathname = `/${name}`;
   return u.toString();
 };
 let child: ChildProcess | undefined;
+let ownTemporalChild: ChildProcess | undefined;
 
 afterAll(async () => {
-  if (child && child.exitCode === null) child.kill('SIGKILL');
+  for (const proc of [child, ownTemporalChild]) if (proc && proc.exitCode === null) proc.kill('SIGKILL');
   const c = new pg.Client({ connectionString: dbUrl('postgres') });
   await c.connect();
   await c.query(`drop database if exists ${database} with (force)`);
   await c.end();
   rmSync(dataDir, { recursive: true, force: true });
+  rmSync(ownTemporalDataDir, { recursive: true, force: true });
 });
 
 /** Resolves with everything printed once `pattern` appears on stdout, or rejects after `ms`. */
@@ -51,7 +54,7 @@ function waitFor(proc: ChildProcess, out: { text: string }, pattern: RegExp, ms:
 describe('npm start on an empty database (CONTRACT.md, Commands)', () => {
   it(
     'creates the database and a demo store, prints the API base URL and keys that work, and stops cleanly on Ctrl-C',
-    { timeout: 120_000 },
+    { timeout: 240_000 },
     async () => {
       const port = await freePort();
       const out = { text: '' };
@@ -73,7 +76,7 @@ describe('npm start on an empty database (CONTRACT.md, Commands)', () => {
       child.stdout!.on('data', (chunk: Buffer) => (out.text += chunk.toString()));
       child.stderr!.on('data', (chunk: Buffer) => (out.text += chunk.toString()));
 
-      const printed = await waitFor(child, out, /Ctrl-C stops everything/, 100_000);
+      const printed = await waitFor(child, out, /Ctrl-C stops everything/, 200_000);
       const baseUrl = `http://127.0.0.1:${port}/api/v1`;
       expect(printed).toContain(`API:           ${baseUrl}`);
       const secret = /secret key:\s+(svc_live_sk_[0-9a-f]{48})/.exec(printed)?.[1];
@@ -91,6 +94,68 @@ describe('npm start on an empty database (CONTRACT.md, Commands)', () => {
       child.kill('SIGINT');
       expect(await exited).toBe(0);
       await expect(fetch(`${baseUrl}/me`)).rejects.toThrow();
+    },
+  );
+
+  // Without DATABASE_URL and TEMPORAL_ADDRESS, `npm start` runs an embedded PostgreSQL and its own Temporal dev server with
+  // the Web UI under DATA_DIR, and prints the UI's URL (CONTRACT.md: "… prints its keys, the API base URL and the Temporal
+  // UI URL"). The dev server prefers 7233/8233 and takes free ports when those are taken (another service on this
+  // machine), so the test reads the printed URL and asks it for a page.
+  it(
+    'with no DATABASE_URL and no TEMPORAL_ADDRESS runs embedded PostgreSQL and its own Temporal, and prints a Temporal UI URL that answers',
+    { timeout: 320_000 },
+    async () => {
+      const port = await freePort();
+      const out = { text: '' };
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        DATA_DIR: ownTemporalDataDir,
+        LOG_LEVEL: 'silent',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+      };
+      delete env.DATABASE_URL;
+      delete env.TEMPORAL_ADDRESS;
+      delete env.TEMPORAL_NAMESPACE;
+      delete env.TEMPORAL_TASK_QUEUE;
+      ownTemporalChild = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+        cwd: repoRoot,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const proc = ownTemporalChild;
+      proc.stdout!.on('data', (chunk: Buffer) => (out.text += chunk.toString()));
+      proc.stderr!.on('data', (chunk: Buffer) => (out.text += chunk.toString()));
+
+      const printed = await waitFor(proc, out, /Ctrl-C stops everything/, 280_000);
+      expect(printed).toContain(`API:           http://127.0.0.1:${port}/api/v1`);
+      expect(printed).toMatch(/embedded PostgreSQL/i);
+      const secret = /secret key:\s+(svc_live_sk_[0-9a-f]{48})/.exec(printed)?.[1];
+      const me = await fetch(`http://127.0.0.1:${port}/api/v1/me`, { headers: { authorization: `Bearer ${secret}` } });
+      expect(me.status).toBe(200);
+      expect(printed).not.toMatch(/^\[start\] Temporal:/m);
+      const uiUrl = /Temporal UI:\s+(http:\/\/127\.0\.0\.1:(\d+))\s/.exec(printed)?.[1];
+      expect(uiUrl, printed).toBeDefined();
+
+      // The UI comes up a moment after the frontend port opens; give it a few seconds.
+      let page: Response | undefined;
+      for (let tries = 0; tries < 40 && page?.status !== 200; tries++) {
+        page = await fetch(uiUrl!).catch(() => undefined);
+        if (page?.status !== 200) await new Promise((done) => setTimeout(done, 250));
+      }
+      expect(page?.status).toBe(200);
+      expect(await page!.text()).toMatch(/<html/i);
+      // The UI talks to this dev server: its API lists the namespace the worker uses ('default').
+      const namespaces = await fetch(`${uiUrl}/api/v1/namespaces`);
+      expect(namespaces.status).toBe(200);
+      const listed = (await namespaces.json()) as { namespaces: { namespaceInfo: { name: string } }[] };
+      expect(listed.namespaces.map((n) => n.namespaceInfo.name)).toContain('default');
+
+      const exited = new Promise<number | null>((done) => proc.on('exit', (code) => done(code)));
+      proc.kill('SIGINT');
+      expect(await exited).toBe(0);
+      // Ctrl-C stopped the dev server it started too: its UI no longer answers.
+      await expect(fetch(uiUrl!)).rejects.toThrow();
     },
   );
 });
