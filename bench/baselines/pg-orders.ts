@@ -1,22 +1,27 @@
 // Baseline: minimal Fastify + pg doing the same logical SQL as the service's POST /orders and GET /orders,
-// with no ORM, no auth, no rate limit and no validation schema. Never imports the service's code.
+// with no ORM and no validation schema. Never imports the service's code. Every statement is a named
+// prepared statement (as the service's hot ones are). A request that sends a key runs the service's
+// authentication statement first (a copy: key-and-count.sql; the key, its store, the rate-limit counter
+// for the minute) and is refused over the plan's limit, as ours; an order is written into the key's store.
 // Writes go to bl_* copies of the service's tables (same columns, defaults, checks and indexes, via
 // LIKE … INCLUDING ALL, plus the same foreign keys), so the worker never sees them; reads use the
 // service's own orders table, so both sides page through the very same rows.
 import { createHash, randomUUID } from 'node:crypto';
-import Fastify from 'fastify';
+import { readFileSync } from 'node:fs';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import pg from 'pg';
 
 const writeStoreId = process.env.WRITE_STORE_ID;
 const readStoreId = process.env.READ_STORE_ID;
+/** The per-minute limit of the bench store's plan for a secret key (the service reads it from its plan table). */
+const requestsPerMinute = Number(process.env.REQUESTS_PER_MINUTE ?? 300);
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 
 await pool.query(`
   create table if not exists bl_orders (like orders including all, foreign key (store_id) references stores (id) on delete cascade);
   create table if not exists bl_order_status_history (like order_status_history including all, foreign key (order_id) references bl_orders (id) on delete cascade);
   create table if not exists bl_order_events (like order_events including all,
-    foreign key (store_id) references stores (id) on delete cascade, foreign key (order_id) references bl_orders (id) on delete cascade);
-  create table if not exists bl_outbox (like outbox including all);`);
+    foreign key (store_id) references stores (id) on delete cascade, foreign key (order_id) references bl_orders (id) on delete cascade);`);
 
 const COLUMNS = [
   'id',
@@ -50,22 +55,60 @@ const COLUMNS = [
   'content_hash',
 ];
 const UPDATED = COLUMNS.slice(5);
-const UPSERT = `insert into bl_orders as o (${COLUMNS.join(', ')}) values (${COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})
+const UPSERT_TEXT = `insert into bl_orders as o (${COLUMNS.join(', ')}) values (${COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})
   on conflict (store_id, origin, external_id) where external_id is not null do update set
     ${UPDATED.map((c) => `${c} = excluded.${c}`).join(', ')}, updated_at = now(), version = o.version + 1
   where o.content_hash <> excluded.content_hash
   returning o.*, (o.xmax = 0) as inserted`;
 
+/** Named prepared statements: PostgreSQL parses and plans each once per connection. */
+const statement = (name: string, text: string) => (values: unknown[]) => ({ name: `bl_${name}`, text, values });
+const KEY_AND_COUNT = statement('key_and_count', readFileSync(new URL('./key-and-count.sql', import.meta.url), 'utf8'));
+const UPSERT = statement('order_upsert', UPSERT_TEXT);
+const HISTORY = statement(
+  'order_history',
+  `insert into bl_order_status_history (order_id, status, actor, created_at) values ($1, $2, 'bench', clock_timestamp())`,
+);
+const EVENT = statement(
+  'order_event',
+  `insert into bl_order_events (id, store_id, order_id, type, actor, payload, created_at) values ($1, $2, $3, $4, 'bench', $5, clock_timestamp())`,
+);
+const LIST = statement(
+  'order_list',
+  `select * from orders where store_id = $1 and not archived order by created_at desc, id desc limit $2`,
+);
+
+/**
+ * The key's store, its request counted, as the service's auth does (SHA-256 of the key, one statement);
+ * null after answering 401 or 429. Without a key (a scenario that loads it keyless): the write store.
+ */
+async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<string | null> {
+  if (!request.headers.authorization) return writeStoreId ?? null;
+  const key = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization)?.[1];
+  const hash = key ? createHash('sha256').update(key).digest('hex') : '';
+  const { rows } = await pool.query(KEY_AND_COUNT([hash, request.ip]));
+  const row = rows[0];
+  if (!row) {
+    await reply.status(401).send({ error: 'unauthorized' });
+    return null;
+  }
+  if (row.key_count > requestsPerMinute) {
+    await reply.status(429).send({ error: 'rate_limited' });
+    return null;
+  }
+  return row.store_id as string;
+}
+
 type Body = Record<string, any>;
 const text = (v: unknown) => (v === undefined || v === null ? null : String(v));
 
 /** The same row the service would write, straight from the body. */
-function rowValues(b: Body, hash: string): unknown[] {
+function rowValues(b: Body, hash: string, storeId: string): unknown[] {
   const c = b.customer ?? {};
   const p = b.payment ?? {};
   return [
     randomUUID(),
-    writeStoreId,
+    storeId,
     'api',
     'api',
     String(b.external_id),
@@ -100,36 +143,20 @@ const app = Fastify({ logger: false, bodyLimit: 1_048_576 });
 app.get('/healthz', async () => ({ ok: true }));
 
 app.post('/api/v1/orders', async (request, reply) => {
+  const storeId = await authenticate(request, reply);
+  if (!storeId) return reply;
   const body = request.body as Body;
   const hash = createHash('sha256').update(JSON.stringify(body)).digest('base64url');
   const client = await pool.connect();
   try {
+    // The rows ours writes for an order no webhook endpoint subscribes to (the bench store has none):
+    // the order, a status history line for a new one, its event; no outbox row, no NOTIFY.
     await client.query('begin');
-    const { rows } = await client.query(UPSERT, rowValues(body, hash));
+    const { rows } = await client.query(UPSERT(rowValues(body, hash, storeId)));
     const row = rows[0];
     if (row) {
-      if (row.inserted) {
-        await client.query(
-          `insert into bl_order_status_history (order_id, status, actor, created_at) values ($1, $2, 'bench', clock_timestamp())`,
-          [row.id, row.status],
-        );
-      }
-      const eventId = randomUUID();
-      const type = row.inserted ? 'order.created' : 'order.updated';
-      await client.query(
-        `insert into bl_order_events (id, store_id, order_id, type, actor, payload, created_at) values ($1, $2, $3, $4, 'bench', $5, clock_timestamp())`,
-        [eventId, writeStoreId, row.id, type, JSON.stringify(row)],
-      );
-      await client.query(
-        `insert into bl_outbox (action, workflow_type, workflow_id, args, search_attributes, summary) values ('start', 'orderEventWorkflow', $1, $2, $3, $4)`,
-        [
-          `order-event/${eventId}`,
-          JSON.stringify([{ eventId, orderId: row.id, type }]),
-          JSON.stringify({ OrderId: row.id }),
-          `${type} for ${row.external_id}`,
-        ],
-      );
-      await client.query(`select pg_notify('bl_outbox', '')`);
+      if (row.inserted) await client.query(HISTORY([row.id, row.status]));
+      await client.query(EVENT([randomUUID(), storeId, row.id, row.inserted ? 'order.created' : 'order.updated', JSON.stringify(row)]));
     }
     await client.query('commit');
     return reply
@@ -145,10 +172,7 @@ app.post('/api/v1/orders', async (request, reply) => {
 
 app.get('/api/v1/orders', async (request) => {
   const limit = Math.min(100, Math.max(1, Number((request.query as { limit?: string }).limit ?? 25)));
-  const { rows } = await pool.query(
-    `select * from orders where store_id = $1 and not archived order by created_at desc, id desc limit $2`,
-    [readStoreId, limit + 1],
-  );
+  const { rows } = await pool.query(LIST([readStoreId, limit + 1]));
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   const hasMore = rows.length > limit;

@@ -18,6 +18,8 @@ export interface PairSpec {
   method?: 'GET' | 'POST';
   connections: number;
   keys: string[];
+  /** Keys the baseline authenticates and counts requests against as ours does (a twin store's, not to push ours toward their limit); none: keyless. */
+  baselineKeys?: string[];
   /** Per request: path and body (both sides get the same sequence); ours also gets the next key. */
   request?: () => Omit<NextRequest, 'headers'>;
   /** Words for the notes: what is measured and what the baseline does. */
@@ -25,10 +27,11 @@ export interface PairSpec {
   aim: string;
 }
 
-/** Ours vs a baseline on one route, A B rounds: saturating req/s, or p99 at a fixed rate. Keys round-robin for ours. */
+/** Ours vs a baseline on one route, A B rounds: saturating req/s, or p99 at a fixed rate. Keys round-robin for ours (and the baseline's, when given). */
 export async function runPair(spec: PairSpec): Promise<ScenarioResult> {
   const { env, id } = spec;
   const nextKey = keyRotation(spec.keys);
+  const nextBaselineKey = spec.baselineKeys ? keyRotation(spec.baselineKeys) : null;
   const headers = spec.method === 'POST' ? { 'content-type': 'application/json' } : undefined;
   const ours = (durationSec: number, overallRate?: number) =>
     measure(env.oursCpu, {
@@ -48,7 +51,14 @@ export async function runPair(spec: PairSpec): Promise<ScenarioResult> {
       connections: spec.connections,
       durationSec,
       overallRate,
-      ...(spec.request ? { next: () => spec.request!() } : {}),
+      ...(spec.request || nextBaselineKey
+        ? {
+            next: () => ({
+              ...spec.request?.(),
+              ...(nextBaselineKey ? { headers: { authorization: `Bearer ${nextBaselineKey()}` } } : {}),
+            }),
+          }
+        : {}),
     });
   const rss: number[] = [];
   await ours(env.warmupSec);

@@ -74,7 +74,8 @@ export const meScenario: Scenario = {
         `non-2xx or failed ours: ${non2xx}${non2xx ? ` (${JSON.stringify(runs.ours.map((r) => r.statuses))})` : ''}; ` +
         `CPU per request ours ${cpuPerRequestText(runs.ours)}, baseline ${cpuPerRequestText(runs.baseline)}; ` +
         `${env.store.keys.length} keys of one paid store round-robin (per-key limit 300/min), the baseline as many keys of a twin store; ` +
-        `baseline: plain Fastify + pg, SHA-256 of the key and the same auth statement (key, store, rate-limit counter, last_used_at), same JSON; aim ≥ 0.5`;
+        `baseline: plain Fastify + pg, SHA-256 of the key and the same auth statement (key, store, rate-limit counter, last_used_at), prepared as ours is, same JSON; ` +
+        `ours does more: the rate-limit decision and its headers, the permission checks, the error catalogue and the response schema; aim ≥ 0.5`;
       return summarize(
         'req_per_s',
         runs.ours.map((r) => r.okPerSec),

@@ -45,8 +45,63 @@ export interface StatusLine {
  */
 export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent[], history: StatusLine[] = []): Promise<void> {
   if (events.length === 0) return recordStatusHistory(em, history);
+  // The subscribed kinds, the events, the history, the lane's state, the outbox row and the NOTIFYs
+  // (delivered at commit); the values bound, not inlined (a 1 MB order is not copied into the SQL text).
+  await executeBound(em, `with ${eventWritesCtes(null)} select count(*) from notified`, eventWritesValues(events, history));
+}
+
+/**
+ * The WITH list (no leading `with`) that records order events, status history lines, the new orders'
+ * notices and the dispatcher's wake-up, ending in a `notified` CTE the statement must read (count(*))
+ * for its NOTIFYs to be sent. With `written` (the name of a CTE returning orders rows as `id`,
+ * `created_at`, `updated_at`), only the rows of orders that CTE wrote are kept, and each event's snapshot
+ * takes its created_at and updated_at from the written row: the order, its events and its history in
+ * one statement. Its `?` values are eventWritesValues'.
+ */
+export function eventWritesCtes(written: string | null): string {
+  const joined = (alias: string) => (written ? `join ${written} w on w.id = ${alias}.order_id` : '');
+  // Events of one change share their order's snapshot: it is sent once (a 200-item order is not copied per event).
+  const snapshot = '(?::jsonb -> x.s)';
+  const payload = written
+    ? `${snapshot} || jsonb_build_object('created_at', ${isoSql('w.created_at')}, 'updated_at', ${isoSql('w.updated_at')})`
+    : snapshot;
+  return `subscribed as (
+       select coalesce(array_agg(kind), '{}') as kinds
+       from webhook_endpoints, unnest(events) as kind where store_id = ? and active and deleted_at is null
+     ), event as (
+       select x.n, x.id, x.store_id, x.order_id, x.type, x.backfill, x.actor, x.connection_id, ${payload} as payload, x.traceparent,
+         not x.backfill and ('*' = any(kinds) or x.type = any(kinds)) as handed
+       from jsonb_to_recordset(?::jsonb) as x(n int, id uuid, store_id uuid, order_id uuid, type text, backfill boolean,
+         actor text, connection_id uuid, s int, traceparent text) ${joined('x')} cross join subscribed
+     ), recorded as (
+       insert into order_events (id, store_id, order_id, type, backfill, actor, connection_id, payload, traceparent, created_at, dispatched_at)
+       select id, store_id, order_id, type, backfill, actor, connection_id, payload, traceparent, clock_timestamp(), case when handed then null else now() end
+       from event order by n
+     ), history as (
+       insert into order_status_history (order_id, status, comment, actor, created_at)
+       select x.order_id, x.status, x.comment, x.actor, clock_timestamp()
+       from jsonb_to_recordset(?::jsonb) as x(n int, order_id uuid, status text, comment text, actor text) ${joined('x')} order by x.n
+     ), notice as (
+       insert into outbox (${OUTBOX_COLUMNS})
+       select ${OUTBOX_COLUMNS.split(', ')
+         .map((c) => `x.${c}`)
+         .join(', ')} from jsonb_to_recordset(?::jsonb) as x(${OUTBOX_RECORD}, channel text, order_id uuid) ${joined('x')}
+       where (channel = 'push' and exists (select 1 from push_subscriptions where store_id = ?))
+          or (channel = 'chat' and exists (select 1 from chat_settings where store_id = ? and enabled))
+          or (channel = 'chat-shipped' and exists (select 1 from chat_settings where store_id = ? and enabled and shipped_template_name is not null))
+       returning 1
+     ), ${laneWakeUpCtes(ANY_HANDED)}, notified as (
+       ${laneNotify(ANY_HANDED)}
+       union all select pg_notify('${OUTBOX_CHANNEL}', '') where exists (select 1 from notice)
+     )`;
+}
+
+/** The values of eventWritesCtes' `?`, in order: the events' order snapshots and the events (all of one store), history lines, notices, the wake-up. */
+export function eventWritesValues(events: NewOrderEvent[], history: StatusLine[]): unknown[] {
   // The writing request's trace (null when tracing is off): the webhook POST of each event joins it.
   const traceparent = currentTraceparent();
+  const snapshots = new Map<Order, number>();
+  for (const e of events) if (!snapshots.has(e.order)) snapshots.set(e.order, snapshots.size);
   const rows = events.map((e, n) => ({
     n,
     id: randomUUID(),
@@ -56,15 +111,42 @@ export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent
     backfill: e.backfill,
     actor: e.actor,
     connection_id: e.connectionId,
-    payload: e.order,
+    s: snapshots.get(e.order),
     traceparent,
   }));
-  const storeId = events[0]!.storeId;
-  // The dispatcher of the store's shard sends the events. While it runs it is woken by a NOTIFY; an idle
-  // one is woken by one outbox row (a Temporal signal) per transaction. See db/lanes.ts for why none is lost.
+  const storeId = events[0]?.storeId ?? null;
+  const wakeUp = storeId ? webhookWakeUp(storeId) : null;
+  const notices = storeId ? events.filter((e) => !e.backfill).flatMap((e) => orderNotices(storeId, e.order.id, e.type)) : [];
+  return [
+    storeId,
+    JSON.stringify([...snapshots.keys()]),
+    JSON.stringify(rows),
+    statusHistoryJson(history),
+    JSON.stringify(notices),
+    storeId,
+    storeId,
+    storeId,
+    wakeUp?.workflow_id ?? null,
+    JSON.stringify(wakeUp ? [wakeUp] : []),
+    wakeUp?.workflow_id ?? null,
+  ];
+}
+
+/** A timestamptz as the API prints it (domain/dates.ts iso: UTC, milliseconds, `Z`), in SQL. */
+const isoSql = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** True when the statement's `event` CTE holds an event handed to the webhook dispatcher. */
+export const ANY_HANDED = 'exists (select 1 from event where handed)';
+
+/**
+ * The outbox row that wakes the dispatcher of the store's shard: it sends the events. While it runs it
+ * is woken by a NOTIFY; an idle one is woken by one outbox row (a Temporal signal) per transaction. See
+ * db/lanes.ts for why none is lost.
+ */
+export function webhookWakeUp(storeId: string) {
   const shards = webhookShards.count;
   const shard = webhookShard(storeId, shards);
-  const wakeUp = outboxRow(
+  return outboxRow(
     signalWithStart(workflows.webhookDispatch, {
       workflowId: workflowIds.webhookDispatch(shard, shards),
       args: [{ shard, shards }],
@@ -74,60 +156,15 @@ export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent
       summary: `webhook deliveries of shard ${shard} of ${shards}`,
     }),
   );
-  const notices = events.filter((e) => !e.backfill).flatMap((e) => orderNotices(storeId, e.order.id, e.type));
-  // The subscribed kinds, the events, the history, the lane's state, the outbox row and the NOTIFYs
-  // (delivered at commit); the values bound, not inlined (a 1 MB order is not copied into the SQL text).
-  await executeBound(
-    em,
-    `with subscribed as (
-       select coalesce(array_agg(kind), '{}') as kinds
-       from webhook_endpoints, unnest(events) as kind where store_id = ? and active and deleted_at is null
-     ), event as (
-       select x.*, not x.backfill and ('*' = any(kinds) or x.type = any(kinds)) as handed
-       from jsonb_to_recordset(?::jsonb) as x(n int, id uuid, store_id uuid, order_id uuid, type text, backfill boolean,
-         actor text, connection_id uuid, payload jsonb, traceparent text), subscribed
-     ), recorded as (
-       insert into order_events (id, store_id, order_id, type, backfill, actor, connection_id, payload, traceparent, created_at, dispatched_at)
-       select id, store_id, order_id, type, backfill, actor, connection_id, payload, traceparent, clock_timestamp(), case when handed then null else now() end
-       from event order by n
-     ), history as (
-       ${STATUS_HISTORY_INSERT}
-     ), ${NOTICES_INSERT}, ${laneWakeUpCtes(ANY_HANDED)}
-     ${laneNotify(ANY_HANDED)}
-     union all select pg_notify('${OUTBOX_CHANNEL}', '') where exists (select 1 from notice)`,
-    [
-      storeId,
-      JSON.stringify(rows),
-      statusHistoryJson(history),
-      JSON.stringify(notices),
-      storeId,
-      storeId,
-      storeId,
-      wakeUp.workflow_id,
-      JSON.stringify([wakeUp]),
-      wakeUp.workflow_id,
-    ],
-  );
 }
 
-const ANY_HANDED = 'exists (select 1 from event where handed)';
-
 /**
- * The new order's notification hand-offs, each queued only when it has something to do: the push when
- * a device of the store is subscribed, the chat message when the store turned chat messages on (the
- * plan is checked when it is sent, by chatMessagesAllowed); when an order ships, the chat message
- * of that occasion if the store named a template for it. Their workflow ids give the once.
+ * The hand-offs an event may need: `order-push/<id>` and `order-chat/<id>` for a new order,
+ * `order-chat/<id>/shipped` when it ships. Each is queued only when it has something to do (the
+ * `notice` CTE): the push when a device of the store is subscribed, the chat message when the store
+ * turned chat messages on (the plan is checked when it is sent, by chatMessagesAllowed); the shipped
+ * chat message if the store named a template for it. Their workflow ids give the once.
  */
-const NOTICES_INSERT = `notice as (
-       insert into outbox (${OUTBOX_COLUMNS})
-       select ${OUTBOX_COLUMNS} from jsonb_to_recordset(?::jsonb) as w(${OUTBOX_RECORD}, channel text)
-       where (channel = 'push' and exists (select 1 from push_subscriptions where store_id = ?))
-          or (channel = 'chat' and exists (select 1 from chat_settings where store_id = ? and enabled))
-          or (channel = 'chat-shipped' and exists (select 1 from chat_settings where store_id = ? and enabled and shipped_template_name is not null))
-       returning 1
-     )`;
-
-/** The hand-offs an event may need: `order-push/<id>` and `order-chat/<id>` for a new order, `order-chat/<id>/shipped` when it ships. */
 function orderNotices(storeId: string, orderId: string, type: OrderEventType) {
   const input = { storeId, orderId };
   const searchAttributes = { StoreId: storeId, OrderId: orderId };
@@ -143,6 +180,7 @@ function orderNotices(storeId: string, orderId: string, type: OrderEventType) {
           }),
         ),
         channel: 'chat-shipped',
+        order_id: orderId,
       },
     ];
   if (type !== 'order.created') return [];
@@ -157,6 +195,7 @@ function orderNotices(storeId: string, orderId: string, type: OrderEventType) {
         }),
       ),
       channel: 'push',
+      order_id: orderId,
     },
     {
       ...outboxRow(
@@ -168,6 +207,7 @@ function orderNotices(storeId: string, orderId: string, type: OrderEventType) {
         }),
       ),
       channel: 'chat',
+      order_id: orderId,
     },
   ];
 }
@@ -183,5 +223,5 @@ const statusHistoryJson = (lines: StatusLine[]) =>
 /** Appends status history lines (status, comment, who, when) for the tracking page. */
 export async function recordStatusHistory(em: EntityManager, lines: StatusLine[]): Promise<void> {
   if (lines.length === 0) return;
-  await em.execute(STATUS_HISTORY_INSERT, [statusHistoryJson(lines)]);
+  await executeBound(em, STATUS_HISTORY_INSERT, [statusHistoryJson(lines)]);
 }

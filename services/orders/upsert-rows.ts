@@ -1,4 +1,4 @@
-// The rows an upsert writes: earlier orders of a phone, the row for one input, and the one INSERT … ON CONFLICT.
+// The statements of an order write: one read (the held copies, the phones' history), one write (the rows, their events and history).
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { paymentMethod, resolvePaymentStatus, resolveStatus, UPSERT_COLUMNS, type OrderFacts, type UpsertRow } from './order-record.js';
@@ -7,24 +7,11 @@ import { recordsetColumns } from '../../db/tables/columns.js';
 import { ORDERS, type OrderRow } from '../../db/tables/orders.js';
 import type { OrderSender } from './sender.js';
 import { textArray } from '../../db/sql-array.js';
+import { executeBound } from '../../db/bound.js';
+import { numbered, prepared, runPrepared, type Prepared } from '../../db/prepared.js';
+import { eventWritesCtes, eventWritesValues, type NewOrderEvent, type StatusLine } from './events.js';
 
 export type PhoneHistory = { ordersWithPhone: number; cancelledWithPhone: number };
-
-/** Earlier orders (and cancellations) per phone, for the cash-on-delivery risk flags. */
-export async function phoneHistory(tx: EntityManager, sender: OrderSender, facts: OrderFacts[]) {
-  const keys = [...new Set(facts.filter((f) => f.is_cod && f.customer_phone_key).map((f) => f.customer_phone_key!))];
-  const map = new Map<string, PhoneHistory>();
-  if (keys.length === 0) return map;
-  const rows = await tx.execute<{ k: string; n: number; c: number }[]>(
-    `select customer_phone_key as k, count(*)::int as n, count(*) filter (where status = 'cancelled')::int as c
-     from orders where store_id = ? and customer_phone_key = any(?::text[])
-       and not (origin = ? and external_id = any(?::text[]))
-     group by 1`,
-    [sender.storeId, textArray(keys), sender.origin, textArray(facts.map((f) => f.external_id))],
-  );
-  for (const r of rows) map.set(r.k, { ordersWithPhone: r.n, cancelledWithPhone: r.c });
-  return map;
-}
 
 /** The orders row for one input: status and payment resolved against the held copy, risk assessed. */
 export function toRow(facts: OrderFacts, old: OrderRow | null, history: PhoneHistory | undefined, sender: OrderSender): UpsertRow {
@@ -54,60 +41,114 @@ export function toRow(facts: OrderFacts, old: OrderRow | null, history: PhoneHis
 }
 
 const COLUMNS = recordsetColumns(ORDERS, UPSERT_COLUMNS);
+/** Every orders column, named (a prepared statement never selects `*`: a migration adding a column would break it). */
+const ORDER_COLUMNS = Object.keys(ORDERS.columns);
 // id, external_id and created_at stay as the first write left them.
 const UPDATED = UPSERT_COLUMNS.filter((c) => c !== 'id' && c !== 'external_id' && c !== 'created_at');
 const SELECTED = UPSERT_COLUMNS.map((n) => (n === 'created_at' ? `date_trunc('milliseconds', coalesce(x.created_at, now()))` : `x.${n}`));
 
-/**
- * The INSERT … ON CONFLICT of rows from JSON, `filter` (a condition on x) choosing which. Only a held
- * (locked) row is updated: a new row carries a fresh id, so a copy another request inserted meanwhile
- * is left intact and returns nothing (re-read). A shop that connected again takes its orders over
- * (connection_id), even when their content is the same.
- */
-const upsertSql = (filter: string) => `insert into orders as o (store_id, origin, source, connection_id, ${UPSERT_COLUMNS.join(', ')})
-     select ?::uuid, ?, ?, ?::uuid, ${SELECTED.join(', ')} from jsonb_to_recordset(?::jsonb) as x(${COLUMNS}) where ${filter}
-     on conflict (store_id, origin, external_id) where external_id is not null do update set
-       ${UPDATED.map((c) => `${c} = excluded.${c}`).join(', ')}, connection_id = excluded.connection_id, updated_at = now(), version = o.version + 1
-     where o.id = excluded.id and (o.content_hash <> excluded.content_hash or o.connection_id is distinct from excluded.connection_id)
-       and (excluded.source_updated_at is null or o.source_updated_at is null or excluded.source_updated_at >= o.source_updated_at)
-     returning o.*, (o.xmax = 0) as inserted`;
-const WRITE_ORDERS = upsertSql('true');
-// The held copies are locked first, in external_id order (two batches sharing ids cannot deadlock);
-// rows whose id is held are then left out of the insert.
-const LOCK_AND_INSERT_NEW = `with held as (
-       select * from orders where store_id = ? and origin = ? and external_id = any(?::text[]) order by external_id for update
-     ), written as (
-       ${upsertSql('not exists (select 1 from held where held.external_id = x.external_id)')}
-     )
-     select *, false as inserted from held union all select * from written`;
-
-type WrittenRow = OrderRow & { inserted: boolean };
-
 /** Rows sorted by external id: the order in which the round's rows are written (and so locked). */
-export const byExternalIdOrder = (rows: UpsertRow[]) => rows.sort((a, b) => (a.external_id! < b.external_id! ? -1 : 1));
-
-/** One INSERT … ON CONFLICT for the whole round (rows of held copies, see upsertSql). */
-export async function writeOrders(tx: EntityManager, sender: OrderSender, rows: UpsertRow[]) {
-  return tx.execute<WrittenRow[]>(WRITE_ORDERS, [sender.storeId, sender.origin, sender.source, sender.connectionId, JSON.stringify(rows)]);
-}
+export const byExternalIdOrder = <T extends { external_id: string | null }>(rows: T[]) =>
+  rows.sort((a, b) => (a.external_id! < b.external_id! ? -1 : 1));
 
 /**
- * One statement: locks the held copies of the rows' external ids and inserts the rows of the others
- * (built for a new order). Answers the held copies and the inserted rows apart.
+ * One statement: the held copies of the round's external ids, and the earlier orders (and
+ * cancellations) of its cash-on-delivery phones, for the risk flags, other than the round's own.
  */
-export async function lockAndInsertNew(tx: EntityManager, sender: OrderSender, rows: UpsertRow[]) {
-  const all = await tx.execute<WrittenRow[]>(LOCK_AND_INSERT_NEW, [
+const READ_HELD = prepared(
+  numbered(`select ${ORDER_COLUMNS.join(', ')}, null::text as phone_key, null::int as with_phone, null::int as cancelled_with_phone
+     from orders where store_id = ? and origin = ? and external_id = any(?::text[])
+   union all
+   select ${ORDER_COLUMNS.map(() => 'null').join(', ')}, customer_phone_key, count(*)::int, count(*) filter (where status = 'cancelled')::int
+     from orders where store_id = ? and customer_phone_key = any(?::text[]) and not (origin = ? and external_id = any(?::text[]))
+     group by customer_phone_key`),
+);
+/** In a transaction, the held copies are locked first, in external_id order (two batches sharing ids cannot deadlock). */
+const LOCK_HELD = `select 1 from orders where store_id = ? and origin = ? and external_id = any(?::text[]) order by external_id for update`;
+
+type ReadRow = OrderRow & { phone_key: string | null; with_phone: number | null; cancelled_with_phone: number | null };
+
+/** Runs one of this module's statements: prepared on the pool, or bound in the caller's transaction. */
+export type RunStatement = <T>(statement: Prepared, values: unknown[]) => Promise<T[]>;
+
+/** Statements on the ORM's pool, each its own transaction, prepared: the write path of an order nobody else is writing. */
+export const onPool =
+  (em: EntityManager): RunStatement =>
+  (statement, values) =>
+    runPrepared(em, statement, values);
+
+/** Statements in the transaction of `tx`, after locking the held copies: the path of a write that lost a race. */
+export const inTransaction =
+  (tx: EntityManager): RunStatement =>
+  async (statement, values) => {
+    if (statement === READ_HELD) await executeBound(tx, LOCK_HELD, values.slice(0, 3));
+    return executeBound(tx, statement.text, values);
+  };
+
+/** The held copies of the round's external ids, and the phone history of its cash-on-delivery inputs. */
+export async function readHeld(run: RunStatement, sender: OrderSender, facts: OrderFacts[]) {
+  const externalIds = textArray(facts.map((f) => f.external_id));
+  const phones = [...new Set(facts.filter((f) => f.is_cod && f.customer_phone_key).map((f) => f.customer_phone_key!))];
+  const rows = await run<ReadRow>(READ_HELD, [
     sender.storeId,
     sender.origin,
-    textArray(rows.map((r) => r.external_id!)),
+    externalIds,
+    sender.storeId,
+    textArray(phones),
+    sender.origin,
+    externalIds,
+  ]);
+  const held = new Map<string, OrderRow>();
+  const history = new Map<string, PhoneHistory>();
+  for (const { phone_key, with_phone, cancelled_with_phone, ...row } of rows) {
+    if (row.id !== null) held.set(row.external_id!, row);
+    else history.set(phone_key!, { ordersWithPhone: with_phone!, cancelledWithPhone: cancelled_with_phone! });
+  }
+  return { held, history };
+}
+
+/** A row to write: the upsert's columns and the version it will have (the held copy's + 1, or 1 for a new order). */
+export type VersionedRow = UpsertRow & { version: number };
+export type WrittenRow = OrderRow & { inserted: boolean };
+
+/**
+ * The order write, one statement: the INSERT … ON CONFLICT of the rows (JSON), then their events,
+ * status history, notices and the dispatcher's wake-up (services/orders/events.ts), only for the rows
+ * written. A new row carries a fresh id, so a copy another request inserted meanwhile is left intact;
+ * a held row is updated only at the version that was read (the `version` of the row is that + 1):
+ * a row changed meanwhile is not written either. Rows not written are not returned (read again).
+ * A shop that connected again takes its orders over (connection_id), even when their content is the same.
+ */
+const WRITE = prepared(
+  numbered(`with written as (
+     insert into orders as o (store_id, origin, source, connection_id, ${UPSERT_COLUMNS.join(', ')}, version)
+     select ?::uuid, ?, ?, ?::uuid, ${SELECTED.join(', ')}, x.version from jsonb_to_recordset(?::jsonb) as x(${COLUMNS}, version integer)
+     on conflict (store_id, origin, external_id) where external_id is not null do update set
+       ${UPDATED.map((c) => `${c} = excluded.${c}`).join(', ')}, connection_id = excluded.connection_id, updated_at = now(), version = excluded.version
+     where o.id = excluded.id and o.version + 1 = excluded.version
+       and (o.content_hash <> excluded.content_hash or o.connection_id is distinct from excluded.connection_id)
+       and (excluded.source_updated_at is null or o.source_updated_at is null or excluded.source_updated_at >= o.source_updated_at)
+     returning ${ORDER_COLUMNS.map((c) => `o.${c}`).join(', ')}, (o.xmax = 0) as inserted
+   ), ${eventWritesCtes('written')}
+   select ${ORDER_COLUMNS.join(', ')}, inserted, (select count(*) from notified)::int as notified from written`),
+);
+
+/** Writes the round's rows (sorted by external id: byExternalIdOrder) with their events and history lines; answers the rows written. */
+export async function writeOrders(
+  run: RunStatement,
+  sender: OrderSender,
+  rows: VersionedRow[],
+  events: NewOrderEvent[],
+  lines: StatusLine[],
+): Promise<WrittenRow[]> {
+  const written = await run<WrittenRow & { notified?: number }>(WRITE, [
     sender.storeId,
     sender.origin,
     sender.source,
     sender.connectionId,
     JSON.stringify(rows),
+    ...eventWritesValues(events, lines),
   ]);
-  const held: OrderRow[] = [];
-  const inserted: WrittenRow[] = [];
-  for (const row of all) (row.inserted ? inserted : held).push(row);
-  return { held, inserted };
+  for (const row of written) delete row.notified;
+  return written;
 }

@@ -1,15 +1,24 @@
-import { writeTransaction } from '../../db/transaction.js';
+import { isConcurrencyFailure, writeTransaction } from '../../db/transaction.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError } from '../../contract/errors.js';
 import { OrderInput, type UpsertResult } from '../../contract/schemas/orders.js';
 import { eventsForChange } from '../../domain/order-events.js';
-import { orderFacts, unchangedReason, type OrderFacts, type UpsertRow } from './order-record.js';
+import { orderFacts, unchangedReason, type OrderFacts } from './order-record.js';
 import { presentOrder } from './present.js';
 import type { OrderRow } from '../../db/tables/orders.js';
-import { recordOrderEvents, type NewOrderEvent, type StatusLine } from './events.js';
+import type { NewOrderEvent, StatusLine } from './events.js';
 import type { StatusKind } from '../../domain/order-status.js';
 import type { OrderSender } from './sender.js';
-import { byExternalIdOrder, lockAndInsertNew, phoneHistory, toRow, writeOrders } from './upsert-rows.js';
+import {
+  byExternalIdOrder,
+  inTransaction,
+  onPool,
+  readHeld,
+  toRow,
+  writeOrders,
+  type RunStatement,
+  type VersionedRow,
+} from './upsert-rows.js';
 
 /** One input's result in a batch: its upsert result, or the mistake that kept it out (a result, not an error). */
 export type ItemOutcome =
@@ -18,8 +27,8 @@ export type ItemOutcome =
 type Prepared = { index: number; facts: OrderFacts } | { index: number; outcome: ItemOutcome };
 
 /**
- * Creates or updates orders by external id (safe to retry, races give one order). A batch is one
- * transaction of a fixed number of statements whatever its size; one bad input never fails the rest.
+ * Creates or updates orders by external id (safe to retry, races give one order). A batch is a fixed
+ * number of statements whatever its size (two when nobody races it); one bad input never fails the rest.
  */
 export async function upsertOrders(em: EntityManager, sender: OrderSender, inputs: unknown[], backfill = false): Promise<ItemOutcome[]> {
   return applyPrepared(
@@ -46,7 +55,12 @@ async function applyPrepared(em: EntityManager, sender: OrderSender, prepared: P
   }
   // The same external id twice in one batch: later ones apply in later rounds, in input order.
   for (const round of rounds(ready)) {
-    const results = await writeTransaction(em, (tx) => applyRound(tx, sender, round, backfill));
+    const results = await applyRound(
+      em,
+      sender,
+      round.map((r) => r.facts),
+      backfill,
+    );
     for (const [i, r] of results.entries()) outcomes[round[i]!.index] = r;
   }
   return outcomes;
@@ -92,85 +106,119 @@ function rounds<T extends { facts: OrderFacts }>(items: T[]): T[][] {
   return out;
 }
 
-// A racing request inserted the same external id between our read and our write: read again.
+// A racing request wrote the same external id between our read and our write: read again, locked.
 const RETRY = Symbol('retry');
 const MAX_ATTEMPTS = 3;
 
-/** Applies one round (distinct external ids) in the caller's transaction; a lost insert race is re-read and re-applied. */
-async function applyRound(
-  tx: EntityManager,
-  sender: OrderSender,
-  round: { facts: OrderFacts }[],
-  backfill: boolean,
-): Promise<ItemOutcome[]> {
+/**
+ * Applies one round (distinct external ids). The first try is two statements on the pool, each its own
+ * transaction (read the held copies, then write the rows with their events: one commit per order); a row
+ * another request wrote meanwhile is not written, and it is tried again in a transaction that locks the
+ * held copies first, so racing writes of one order queue up instead of failing. Inside a caller's
+ * transaction every try is a locked one.
+ */
+async function applyRound(em: EntityManager, sender: OrderSender, round: OrderFacts[], backfill: boolean): Promise<ItemOutcome[]> {
   const outcomes: ItemOutcome[] = new Array(round.length);
   let pending = round.map((_, i) => i);
-  for (let attempt = 1; pending.length > 0; attempt++) {
-    if (attempt > MAX_ATTEMPTS) throw new Error(`order upsert: ${pending.length} rows still racing after ${MAX_ATTEMPTS} attempts`);
-    const results = await applyOnce(
-      tx,
+  const tryPending = (run: RunStatement, locked: boolean) =>
+    applyOnce(
+      run,
+      locked,
       sender,
-      pending.map((i) => round[i]!.facts),
+      pending.map((i) => round[i]!),
       backfill,
     );
+  // Applied once the try's transaction committed: a try that is rolled back and run again changes nothing here.
+  const settle = (results: (ItemOutcome | typeof RETRY)[]) => {
     const next: number[] = [];
     for (const [j, r] of results.entries()) {
       if (r === RETRY) next.push(pending[j]!);
       else outcomes[pending[j]!] = r;
     }
     pending = next;
+  };
+  if (!em.isInTransaction()) {
+    try {
+      settle(await tryPending(onPool(em), false));
+    } catch (err) {
+      // A deadlock or serialization failure rolled the write back whole: the locked tries redo it.
+      if (!isConcurrencyFailure(err)) throw err;
+    }
+  }
+  for (let attempt = 1; pending.length > 0; attempt++) {
+    if (attempt > MAX_ATTEMPTS) throw new Error(`order upsert: ${pending.length} rows still racing after ${MAX_ATTEMPTS} attempts`);
+    settle(await writeTransaction(em, (tx) => tryPending(inTransaction(tx), true)));
   }
   return outcomes;
 }
 
 async function applyOnce(
-  tx: EntityManager,
+  run: RunStatement,
+  locked: boolean,
   sender: OrderSender,
   round: OrderFacts[],
   backfill: boolean,
 ): Promise<(ItemOutcome | typeof RETRY)[]> {
-  const history = await phoneHistory(tx, sender, round);
-  const rowFor = (facts: OrderFacts, old: OrderRow | null) => toRow(facts, old, history.get(facts.customer_phone_key ?? ''), sender);
-  // Held copies are locked and ids nobody holds are inserted (rows for a new order) in one statement.
-  const { held: heldRows, inserted } = await lockAndInsertNew(tx, sender, byExternalIdOrder(round.map((facts) => rowFor(facts, null))));
-  const held = new Map(heldRows.map((row) => [row.external_id!, row]));
-
-  const writes: UpsertRow[] = [];
-  const outcomes: (ItemOutcome | null)[] = round.map((facts) => {
+  const { held, history } = await readHeld(run, sender, round);
+  const writes: { index: number; facts: OrderFacts; old: OrderRow | null; row: VersionedRow }[] = [];
+  const outcomes: (ItemOutcome | typeof RETRY)[] = round.map((facts, index) => {
     const old = held.get(facts.external_id) ?? null;
     const reason = unchangedReason(facts, old);
     // The same content from a new connection of the same shop (reconnected) still moves the order to it.
     if (old && (reason === 'stale' || (reason === 'same' && old.connection_id === sender.connectionId))) {
       return outcomeOf(facts, { order: presentOrder(old, sender.publicUrl), action: 'unchanged' });
     }
-    if (old) writes.push(rowFor(facts, old));
-    return null;
+    const row = { ...toRow(facts, old, history.get(facts.customer_phone_key ?? ''), sender), version: (old?.version ?? 0) + 1 };
+    writes.push({ index, facts, old, row });
+    return RETRY;
   });
+  if (writes.length === 0) return outcomes;
 
-  const written = writes.length ? [...inserted, ...(await writeOrders(tx, sender, byExternalIdOrder(writes)))] : inserted;
-  const byExternalId = new Map(written.map((row) => [row.external_id!, row]));
+  // The events and history lines are decided before the write, on the row as it will be: the statement
+  // keeps those of the rows it wrote, and gives each snapshot the row's created_at and updated_at.
   const events: NewOrderEvent[] = [];
   const lines: StatusLine[] = [];
-  const final = outcomes.map((outcome, i): ItemOutcome | typeof RETRY => {
-    if (outcome) return outcome;
-    const facts = round[i]!;
-    const row = byExternalId.get(facts.external_id);
-    const old = held.get(facts.external_id) ?? null;
-    if (!row) {
-      // Not held when locked, yet present at the insert: another request created it meanwhile.
-      if (!old) return RETRY;
-      return outcomeOf(facts, { order: presentOrder(old, sender.publicUrl), action: 'unchanged' });
-    }
-    const order = presentOrder(row, sender.publicUrl);
-    const created = row.inserted === true;
-    for (const type of eventsForChange(created ? null : old, row)) {
+  for (const { old, row } of writes) {
+    const order = presentOrder(rowAsWritten(row, old, sender), sender.publicUrl);
+    for (const type of eventsForChange(old, row)) {
       events.push({ storeId: sender.storeId, order, type, backfill, actor: sender.actor, connectionId: sender.connectionId });
     }
-    if (created || old?.status !== row.status) lines.push({ orderId: row.id, status: row.status, comment: null, actor: sender.actor });
-    return outcomeOf(facts, { order, action: created ? 'created' : 'updated' });
-  });
-  await recordOrderEvents(tx, events, lines);
-  return final;
+    if (!old || old.status !== row.status) lines.push({ orderId: row.id, status: row.status, comment: null, actor: sender.actor });
+  }
+  const written = new Map(
+    (await writeOrders(run, sender, byExternalIdOrder(writes.map((w) => w.row)), events, lines)).map((row) => [row.id, row]),
+  );
+  for (const { index, facts, old, row } of writes) {
+    const stored = written.get(row.id);
+    // A held copy locked, yet not written: the statement's own guard held it back (an input older than
+    // the copy, to the microsecond), so it is unchanged. Otherwise another request created or changed
+    // the order meanwhile, and RETRY stays.
+    if (!stored && locked && old) outcomes[index] = outcomeOf(facts, { order: presentOrder(old, sender.publicUrl), action: 'unchanged' });
+    else if (stored)
+      outcomes[index] = outcomeOf(facts, {
+        order: presentOrder(stored, sender.publicUrl),
+        action: stored.inserted ? 'created' : 'updated',
+      });
+  }
+  return outcomes;
+}
+
+// Stands in for the database's clock in the snapshot until the write sets created_at and updated_at.
+const NOT_YET = new Date(0);
+
+/** The orders row the write will leave (its timestamps aside): the upsert's columns, the sender's, and PATCH's as held. */
+function rowAsWritten(row: VersionedRow, old: OrderRow | null, sender: OrderSender): OrderRow {
+  return {
+    ...row,
+    store_id: sender.storeId,
+    origin: sender.origin,
+    source: sender.source,
+    connection_id: sender.connectionId,
+    status_comment: old?.status_comment ?? null,
+    tracking_status_text: old?.tracking_status_text ?? null,
+    created_at: NOT_YET,
+    updated_at: NOT_YET,
+  };
 }
 
 /** An applied input's outcome, with the warning of a status the mapping did not know. */
