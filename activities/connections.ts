@@ -2,7 +2,7 @@ import { expireCode } from '../services/connections/codes.js';
 import { replayUpdates } from '../services/connections/updates.js';
 import type { ConnectCodeActivities, ConnectionPushActivities, PushOutcome } from '../workflows/definitions.js';
 import type { ActivityDeps } from './deps.js';
-import { pushWhileBusy } from './push-lane.js';
+import { pushUpdatesWhileBusy } from './push-lane.js';
 
 /** Activities of connected shops: code expiry and the update push. */
 export function connectionActivities(deps: ActivityDeps) {
@@ -14,7 +14,7 @@ export function connectionActivities(deps: ActivityDeps) {
     },
     /** Pushes due updates in batches while new ones keep coming (activities/push-lane.ts). */
     async pushDueUpdates(connectionId: string): Promise<PushOutcome> {
-      return pushWhileBusy(deps, connectionId);
+      return pushUpdatesWhileBusy(deps, connectionId);
     },
     /** Marks waiting and failed updates due again (operator replay from the Temporal UI). */
     async replayConnectionUpdates(connectionId: string): Promise<number> {

@@ -1,7 +1,6 @@
-import { Context } from '@temporalio/activity';
 import { openingKeys, targetPolicy } from '../config/env.js';
-import { holdLane, releaseLane } from '../db/lanes.js';
-import { pushDueUpdates } from '../services/connections/push.js';
+import { pushUpdateBatch } from '../services/connections/push.js';
+import { LaneLease } from './lane-lease.js';
 import { workflowIds, type PushOutcome } from '../workflows/definitions.js';
 import type { ActivityDeps } from './deps.js';
 
@@ -21,31 +20,22 @@ export const PUSH_LANE = {
  * Pushes the connection's due updates in batches and keeps doing so while new ones come in (they wake
  * it by NOTIFY, not through Temporal), so a busy shop's updates cost no Temporal round trip each. Ends
  * when nothing is due for PUSH_LANE.lingerMs; its outcome says when the next waiting update is due.
+ * The lane protocol (lease, wake-ups, renewal, linger) is LaneLease's.
  */
-export async function pushWhileBusy(deps: ActivityDeps, connectionId: string): Promise<PushOutcome> {
-  const laneId = workflowIds.connectionPush(connectionId);
+export async function pushUpdatesWhileBusy(deps: ActivityDeps, connectionId: string): Promise<PushOutcome> {
   const em = deps.orm.em.fork();
-  const ctx = Context.current();
   const opts = {
     secretsKey: openingKeys(deps.config),
     timeoutMs: deps.config.webhookTimeoutMs,
     policy: targetPolicy(deps.config),
     ...(deps.resolve ? { resolve: deps.resolve } : {}),
   };
-  // Set by a wake-up while a batch is being pushed; the loop clears it before each batch.
-  let poked: boolean;
-  let wakeLoop = () => {};
-  await holdLane(em, laneId, PUSH_LANE.leaseMs);
-  const unsubscribe = deps.laneWakeups?.subscribe(laneId, () => ((poked = true), wakeLoop())) ?? (() => {});
-  const renew = setInterval(() => {
-    ctx.heartbeat();
-    holdLane(em.fork(), laneId, PUSH_LANE.leaseMs).catch(() => undefined);
-  }, PUSH_LANE.leaseMs / 3);
+  const lease = await LaneLease.hold(deps, workflowIds.connectionPush(connectionId), PUSH_LANE.leaseMs);
   const started = Date.now();
   let idleSince = started;
   const total = { sent: 0, acknowledged: 0 };
   const push = async () => {
-    const o = await pushDueUpdates(em, connectionId, opts);
+    const o = await pushUpdateBatch(em, connectionId, opts);
     total.sent += o.sent;
     total.acknowledged += o.acknowledged;
     if (deps.metrics && o.sent > 0) {
@@ -58,33 +48,28 @@ export async function pushWhileBusy(deps: ActivityDeps, connectionId: string): P
   const done = (last: PushOutcome): PushOutcome => ({ ...last, ...total });
   try {
     for (;;) {
-      poked = false;
+      lease.takeWakeUp(); // wake-ups before this batch are served by it
       const outcome = await push();
       if (outcome.stopped) return done(outcome);
       if (outcome.sent > 0) idleSince = Date.now();
-      if (Date.now() - started >= PUSH_LANE.maxRunMs) return done(outcome);
+      // The worker stopping ends the run as its time limit does: the workflow schedules the next one.
+      if (lease.ending || Date.now() - started >= PUSH_LANE.maxRunMs) return done(outcome);
       if (outcome.more) continue;
       const lingerLeft = PUSH_LANE.lingerMs - (Date.now() - idleSince);
-      if (lingerLeft <= 0 && !poked) {
-        await releaseLane(em, laneId);
-        // Anything committed while the lane still ran is visible now; a later update signals the workflow.
-        const last = await push();
-        if (last.sent === 0 || last.stopped) return done(last);
-        await holdLane(em, laneId, PUSH_LANE.leaseMs);
+      if (lingerLeft <= 0 && !lease.takeWakeUp()) {
+        // Anything committed while the lane still ran is pushed by this look; a later update signals the workflow.
+        let last = outcome;
+        const end = await lease.lingerEnd(async () => {
+          last = await push();
+          return last.sent > 0 && !last.stopped;
+        });
+        if (end) return done(last);
         idleSince = Date.now();
         continue;
       }
-      if (!poked) {
-        const wait = Math.max(1, Math.min(lingerLeft, outcome.nextPushInMs ?? Infinity, PUSH_LANE.pollMs));
-        await new Promise<void>((woke) => {
-          const timer = setTimeout(woke, wait);
-          wakeLoop = () => (clearTimeout(timer), woke());
-        });
-        wakeLoop = () => {};
-      }
+      await lease.wait(Math.min(lingerLeft, outcome.nextPushInMs ?? Infinity, PUSH_LANE.pollMs));
     }
   } finally {
-    clearInterval(renew);
-    unsubscribe();
+    await lease.close();
   }
 }

@@ -24,7 +24,7 @@ const Reply = z.object({
  * webhook secret over `timestamp.body`. The reply's applied/failed acknowledge; anything else leaves
  * the updates waiting with a back-off, and after MAX_PUSH_ATTEMPTS they are marked push-failed.
  */
-export async function pushDueUpdates(
+export async function pushUpdateBatch(
   em: EntityManager,
   connectionId: string,
   opts: { secretsKey: Buffer | readonly Buffer[]; timeoutMs: number; policy: TargetPolicy; resolve?: Resolver },
