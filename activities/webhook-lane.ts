@@ -350,9 +350,18 @@ class LaneRun {
     this.scheduleFlush();
   }
 
-  /** Something happened (a send finished): the loop looks again. */
+  private pokePending = false;
+  /**
+   * A send finished: the loop looks again, once for all the sends that finish in the same turn of the
+   * event loop (under load many answers arrive together; one claim statement then serves them all).
+   */
   private poke(): void {
-    this.lease?.poke();
+    if (this.pokePending) return;
+    this.pokePending = true;
+    setImmediate(() => {
+      this.pokePending = false;
+      this.lease?.poke();
+    });
   }
 
   private flushTimer: NodeJS.Timeout | undefined;

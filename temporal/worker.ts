@@ -54,7 +54,7 @@ export interface WorkerTuning {
  * Each activity heartbeat reaches Temporal when it is made, at most one a second per run (the SDK
  * otherwise holds them back for up to 0.8 × the heartbeat timeout; ours beat every few seconds), so Temporal's last heartbeat of a
  * run on a worker that died is at most a few seconds old, and a worker's webhook dispatchers, which
- * beat on the same clock ticks (activities/webhook-lane.ts), time out together.
+ * beat on the same clock ticks (activities/lane-lease.ts), time out together.
  */
 const HEARTBEAT_THROTTLE = '1 second';
 
@@ -206,12 +206,13 @@ export function startWorker({
     relay,
     async stop() {
       stopping = true;
-      // Lane runs end first (in-flight sends finish, leases given up), so their workflows schedule the next
-      // run at once and the next worker takes it at its first poll instead of after a heartbeat timeout.
+      // The workers stop polling first, then their lane runs end (in-flight sends finish, leases given
+      // up): each run's workflow schedules the next run, which the next worker takes at its first poll
+      // instead of after a heartbeat timeout, and which this worker no longer picks up.
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       laneRunsEnd.abort();
       await relay.stop();
       laneWakeups.stop();
-      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await loop;
       await notifications.stop();
       await clientConnection.close().catch(() => undefined);

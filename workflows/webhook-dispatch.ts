@@ -14,7 +14,7 @@ import { sendWhileWoken } from './deliveries-loop.js';
 const { sendShardDeliveries } = proxyActivities<WebhookDispatchActivities>({
   // A run ends by itself after at most 5 minutes plus its idle end and last attempts (each ≤ 60 s).
   startToCloseTimeout: '20 minutes',
-  // The run heartbeats every 3⅓ s (activities/webhook-lane.ts): a worker that died is noticed after this,
+  // The run heartbeats every 3⅓ s (activities/lane-lease.ts): a worker that died is noticed after this,
   // and the run retried on another worker, so a shard waits at most about 11 s.
   heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
