@@ -88,7 +88,11 @@ describe('a worker that stops', () => {
 
     worker = startWorker({ config, orm, log });
     const first = await post();
-    await eventually(() => receiver.received.some((r) => r.body.includes(first)), 30_000, 'the first delivery');
+    await eventually(
+      () => receiver.received.some((r) => r.body.includes(first)),
+      120_000,
+      'the first delivery (the worker bundles its workflows first)',
+    );
     expect(await leaseHeld()).toBe(true);
 
     await worker.stop();
@@ -110,5 +114,5 @@ describe('a worker that stops', () => {
     expect(Date.now() - started).toBeLessThan(8000);
     const sent = await sql<{ n: number }>(`select count(*)::int as n from webhook_deliveries where order_id in (?, ?)`, [first, second]);
     expect(sent[0]!.n).toBe(2);
-  }, 90_000);
+  }, 240_000);
 });
