@@ -1,8 +1,8 @@
 import { expireCode } from '../services/connections/codes.js';
 import { replayUpdates } from '../services/connections/updates.js';
-import type { ConnectCodeActivities, ConnectionPushActivities, PushOutcome } from '../workflows/definitions.js';
+import type { ConnectCodeActivities, ConnectionPushActivities, UpdatePushOutcome } from '../workflows/definitions.js';
 import type { ActivityDeps } from './deps.js';
-import { pushWhileBusy } from './push-lane.js';
+import { pushUpdatesWhileBusy } from './update-push-lane.js';
 
 /** Activities of connected shops: code expiry and the update push. */
 export function connectionActivities(deps: ActivityDeps) {
@@ -12,9 +12,9 @@ export function connectionActivities(deps: ActivityDeps) {
     async expireConnectCode(codeId: string): Promise<boolean> {
       return expireCode(orm.em.fork(), codeId);
     },
-    /** Pushes due updates in batches while new ones keep coming (activities/push-lane.ts). */
-    async pushDueUpdates(connectionId: string): Promise<PushOutcome> {
-      return pushWhileBusy(deps, connectionId);
+    /** Pushes due updates in batches while new ones keep coming (activities/update-push-lane.ts). */
+    async pushDueUpdates(connectionId: string): Promise<UpdatePushOutcome> {
+      return pushUpdatesWhileBusy(deps, connectionId);
     },
     /** Marks waiting and failed updates due again (operator replay from the Temporal UI). */
     async replayConnectionUpdates(connectionId: string): Promise<number> {

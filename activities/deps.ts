@@ -13,6 +13,8 @@ export interface ActivityDeps {
   resolve?: Resolver;
   /** Notifications that wake running webhook lanes; without them lanes find new events by polling. */
   laneWakeups?: LaneWakeups;
+  /** Aborted when the worker begins to stop: lane runs send what is in flight, give their lease up and end. */
+  stopping?: AbortSignal;
   /** Delivery and push counters (METRICS_PORT set); without them nothing is counted. */
   metrics?: WorkerMetrics;
   /** Each store's share of the outbound worker (outbound worker only; without it nothing is limited per store). */

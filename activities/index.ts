@@ -5,7 +5,7 @@ import { connectionActivities } from './connections.js';
 import { housekeepingActivities } from './housekeeping.js';
 import { planActivities } from './plans.js';
 import { orderChatActivities } from './order-chat.js';
-import { orderPushActivities } from './order-push.js';
+import { orderWebPushActivities } from './order-push.js';
 import { trackingActivities } from './tracking.js';
 import { oldWebhookLaneActivities, webhookLaneActivities } from './webhook-lane.js';
 import { webhookActivities } from './webhooks.js';
@@ -24,7 +24,7 @@ export function createActivities(deps: ActivityDeps) {
     ...checkoutActivities(deps),
     ...housekeepingActivities(deps),
     ...planActivities(deps),
-    ...orderPushActivities(deps),
+    ...orderWebPushActivities(deps),
     ...orderChatActivities(deps),
   } satisfies WorkflowActivities;
 }
@@ -41,7 +41,7 @@ export function createOutboundActivities(deps: ActivityDeps) {
     ...webhookActivities(deps),
     pushDueUpdates,
     replayConnectionUpdates,
-    ...orderPushActivities(deps),
+    ...orderWebPushActivities(deps),
     ...orderChatActivities(deps),
   } satisfies Partial<WorkflowActivities>;
 }

@@ -9,21 +9,21 @@ import type { OrderNotificationInput, OrderNotificationResult } from '../workflo
 import type { ActivityDeps } from './deps.js';
 
 /** How long a push service keeps a notification for a device that is offline: a day, then a new order is old news. */
-const PUSH_TTL_SECONDS = 86_400;
+const WEB_PUSH_TTL_SECONDS = 86_400;
 
 /**
  * A push service answers within a second or two: a device's POST is given at most this long (or
  * WEBHOOK_TIMEOUT_MS when shorter), all devices at once, so 20 devices that hang hold the send this long, not 20 × it.
  */
-export const PUSH_DEVICE_TIMEOUT_MS = 4000;
+export const WEB_PUSH_DEVICE_TIMEOUT_MS = 4000;
 
 /** The new-order push to the store owners' devices (Web Push: VAPID, RFC 8291 aes128gcm). */
-export function orderPushActivities(deps: ActivityDeps) {
+export function orderWebPushActivities(deps: ActivityDeps) {
   return {
     /**
      * Claims the order's push, then sends one encrypted notification to each subscribed device at once
      * through the outbound rules of webhooks (checked and pinned address, no redirects), each within
-     * PUSH_DEVICE_TIMEOUT_MS. Devices the push service says are gone (404, 410) are forgotten; a device
+     * WEB_PUSH_DEVICE_TIMEOUT_MS. Devices the push service says are gone (404, 410) are forgotten; a device
      * that gave no answer lately is skipped while it cools down (deps.circuit). Runs on one of the
      * store's outbound turns (deps.outboundBudget).
      */
@@ -52,7 +52,7 @@ async function pushOnce(deps: ActivityDeps, input: OrderNotificationInput): Prom
     url: `/dashboard/stores/${input.storeId}/orders/${input.orderId}`,
     order_id: input.orderId,
   });
-  const timeoutMs = Math.min(deps.config.webhookTimeoutMs, PUSH_DEVICE_TIMEOUT_MS);
+  const timeoutMs = Math.min(deps.config.webhookTimeoutMs, WEB_PUSH_DEVICE_TIMEOUT_MS);
   const cooling = devices.filter((d) => deps.circuit?.isOpen(`${input.storeId} ${d.endpoint}`));
   const results = await Promise.all(
     devices.map(async (d): Promise<OutboundResult> => {
@@ -60,7 +60,7 @@ async function pushOnce(deps: ActivityDeps, input: OrderNotificationInput): Prom
         return { status: null, ok: false, error: 'skipped: the device gave no answer lately', durationMs: 0, reply: '' };
       const request = webpush.generateRequestDetails({ endpoint: d.endpoint, keys: { p256dh: d.p256dh, auth: d.auth } }, payload, {
         vapidDetails: { subject: vapidSubject(deps.config.publicUrl), publicKey: keys.publicKey, privateKey: keys.privateKey },
-        TTL: PUSH_TTL_SECONDS,
+        TTL: WEB_PUSH_TTL_SECONDS,
         contentEncoding: 'aes128gcm',
         urgency: 'high',
       });

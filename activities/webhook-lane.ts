@@ -6,7 +6,7 @@ import { FairQueue } from '../domain/delivery-queue.js';
 import { EndpointBreakers, failureCounts, type BreakerSettings } from '../domain/circuit-breaker.js';
 import { openSecret } from '../domain/secret-box.js';
 import { openingKeys } from '../config/env.js';
-import { holdLane, releaseLane } from '../db/lanes.js';
+import { LaneLease } from './lane-lease.js';
 import {
   claimDeliveries,
   loadPendingDeliveries,
@@ -88,29 +88,6 @@ interface RunTuning {
 
 /** The error text of a delivery settled unsent behind an open circuit (docs/webhooks.md). */
 export const CIRCUIT_OPEN_ERROR = 'not sent: endpoint unreachable, circuit open';
-
-/**
- * Calls beat at every multiple of periodMs of the wall clock (not periodMs after the call), until the
- * returned function is called: every caller in a process beats at the same moments.
- */
-export function onClockTicks(periodMs: number, beat: () => void): () => void {
-  const nextTick = () => Math.floor(Date.now() / periodMs + 1) * periodMs;
-  let due = nextTick();
-  let timer: NodeJS.Timeout;
-  const wait = () => {
-    timer = setTimeout(
-      () => {
-        beat();
-        // The next tick, or a later one if this beat came more than a period late.
-        due = Math.max(due + periodMs, nextTick());
-        wait();
-      },
-      Math.max(0, due - Date.now()),
-    );
-  };
-  wait();
-  return () => clearTimeout(timer);
-}
 
 /** The activities of the webhook dispatchers and of the old per-store lanes. */
 export function webhookLaneActivities(deps: ActivityDeps) {
@@ -194,9 +171,8 @@ class LaneRun {
   private readonly unrecorded: AttemptResult[] = [];
   private cancelled = 0;
   private claimed = 0;
-  /** Something happened (a send finished, events were committed): the loop looks again. */
-  private poked = false;
-  private wakeLoop: () => void = () => {};
+  /** The lane's lease while the run holds it: its wake-ups, renewals and linger (activities/lane-lease.ts). */
+  private lease: LaneLease | undefined;
   private planNeeded = true;
   private reloadNeeded = true;
   private recording: Promise<void> = Promise.resolve();
@@ -220,25 +196,19 @@ class LaneRun {
 
   async run(): Promise<LaneOutcome> {
     const started = Date.now();
-    const ctx = Context.current();
-    await holdLane(this.em, this.laneId, this.tuning.leaseMs);
-    const unsubscribe = this.deps.laneWakeups?.subscribe(this.laneId, () => ((this.planNeeded = true), this.poke())) ?? (() => {});
-    // Renewing the lease doubles as the heartbeat that shows Temporal this worker is alive. Every run beats
-    // on the same wall-clock ticks, so the runs of a worker that died time out together and move to
-    // another worker together (the worker sends each heartbeat at once: temporal/worker.ts).
-    const stopBeating = onClockTicks(Math.round(this.tuning.leaseMs / 3), () => {
-      ctx.heartbeat({
-        attempts: this.made,
-        inFlight: this.queue.inFlight,
-        waiting: this.queue.waiting,
-        openCircuits: this.breakers.openEndpoints().slice(0, 50),
-      });
-      holdLane(this.em.fork(), this.laneId, this.tuning.leaseMs).catch(() => undefined);
-    });
+    this.lease = await LaneLease.hold(this.deps, this.laneId, this.tuning.leaseMs, () => ({
+      attempts: this.made,
+      inFlight: this.queue.inFlight,
+      waiting: this.queue.waiting,
+      openCircuits: this.breakers.openEndpoints().slice(0, 50),
+    }));
+    const lease = this.lease;
     let idleSince = Date.now();
     try {
       for (;;) {
-        const atLimit = this.claimed >= this.tuning.maxAttempts || Date.now() - started >= this.tuning.maxRunMs;
+        // The worker stopping ends the run like its limits do: in-flight sends finish, nothing new starts,
+        // and `more` has the workflow schedule the next run, which the next worker takes at its first poll.
+        const atLimit = lease.ending || this.claimed >= this.tuning.maxAttempts || Date.now() - started >= this.tuning.maxRunMs;
         if (!atLimit) await this.fill();
         if (this.queue.inFlight > 0 || this.queue.waiting > 0) idleSince = Date.now();
         // At its limits the run ends still holding the lane, and says `more`: the workflow runs it again at
@@ -252,26 +222,16 @@ class LaneRun {
           Date.now() - idleSince >= this.tuning.lingerMs
         ) {
           await this.flush();
-          await releaseLane(this.em, this.laneId);
-          if (!(await this.scope.eventsWaiting(this.em))) return await this.finish(false);
-          await holdLane(this.em, this.laneId, this.tuning.leaseMs);
+          if (await lease.lingerEnd(() => this.scope.eventsWaiting(this.em))) return await this.finish(false);
           this.planNeeded = true;
           continue;
         }
-        // Wait for a send to finish, a notification, or the poll.
-        if (!this.poked) {
-          const polled = await new Promise<boolean>((woke) => {
-            const timer = setTimeout(() => woke(true), this.tuning.pollMs);
-            this.wakeLoop = () => (clearTimeout(timer), woke(false));
-          });
-          this.wakeLoop = () => {};
-          if (polled) this.planNeeded = true;
-        }
-        this.poked = false;
+        // Wait for a send to finish, a notification, or the poll (which plans again, in case a notification was lost).
+        const poked = await lease.wait(this.tuning.pollMs);
+        if (!poked || lease.takeWakeUp()) this.planNeeded = true;
       }
     } finally {
-      stopBeating();
-      unsubscribe();
+      await lease.close();
       this.agents.destroy();
       await this.flush().catch(() => undefined);
     }
@@ -390,9 +350,18 @@ class LaneRun {
     this.scheduleFlush();
   }
 
+  private pokePending = false;
+  /**
+   * A send finished: the loop looks again, once for all the sends that finish in the same turn of the
+   * event loop (under load many answers arrive together; one claim statement then serves them all).
+   */
   private poke(): void {
-    this.poked = true;
-    this.wakeLoop();
+    if (this.pokePending) return;
+    this.pokePending = true;
+    setImmediate(() => {
+      this.pokePending = false;
+      this.lease?.poke();
+    });
   }
 
   private flushTimer: NodeJS.Timeout | undefined;

@@ -1,12 +1,12 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
-import pg from 'pg';
 import type { Logger } from 'pino';
 import type { WorkerMetrics } from '../config/metrics.js';
 import { SpanKind } from '@opentelemetry/api';
 import { inStoredTrace, traceLink } from '../config/trace-context.js';
 import { OUTBOX_CHANNEL } from '../db/outbox.js';
+import { PgNotifications } from '../db/notifications.js';
 import { OUTBOX_DEAD_AFTER_FAILURES } from '../services/outbox.js';
 import { SEARCH_ATTRIBUTES, type SearchAttributeName } from '../workflows/definitions.js';
 import { describeTemporalError, isTemporalBusyOrDown } from './errors.js';
@@ -41,6 +41,8 @@ export interface RelayOptions {
   deadReportMs?: number;
   /** Counts hand-offs by outcome (METRICS_PORT set). */
   metrics?: WorkerMetrics;
+  /** The process's LISTEN connection (the worker's, shared with the lanes); without it the relay opens its own. */
+  notifications?: PgNotifications;
 }
 
 /**
@@ -51,7 +53,9 @@ export interface RelayOptions {
 export class OutboxRelay {
   private running = false;
   private wake: (() => void) | undefined;
-  private listener: pg.Client | undefined;
+  /** Set when the relay opened the LISTEN connection itself (no shared one given): it closes it too. */
+  private ownNotifications: PgNotifications | undefined;
+  private unsubscribe: () => void = () => {};
   private loop: Promise<void> | undefined;
   private deadReport: NodeJS.Timeout | undefined;
 
@@ -59,7 +63,12 @@ export class OutboxRelay {
 
   start(): void {
     this.running = true;
-    void this.listen();
+    let notifications = this.opts.notifications;
+    if (!notifications) {
+      notifications = this.ownNotifications = new PgNotifications(this.opts.databaseUrl);
+      notifications.start();
+    }
+    this.unsubscribe = notifications.subscribe(OUTBOX_CHANNEL, () => this.wake?.());
     this.loop = this.run();
     void this.reportDead();
     this.deadReport = setInterval(() => void this.reportDead(), this.opts.deadReportMs ?? 10 * 60_000);
@@ -71,7 +80,8 @@ export class OutboxRelay {
     clearInterval(this.deadReport);
     this.wake?.();
     await this.loop;
-    await this.listener?.end().catch(() => undefined);
+    this.unsubscribe();
+    await this.ownNotifications?.stop();
   }
 
   /** Rows waiting to be handed over, dead ones not counted (for tests). */
@@ -99,26 +109,6 @@ export class OutboxRelay {
       return row!.n;
     } catch {
       return 0; // PostgreSQL unreachable: the relay's own loop says so.
-    }
-  }
-
-  private async listen(): Promise<void> {
-    while (this.running) {
-      try {
-        const client = new pg.Client({ connectionString: this.opts.databaseUrl, client_encoding: 'UTF8' });
-        client.on('notification', () => this.wake?.());
-        const ended = new Promise<void>((done) => {
-          client.on('error', () => done());
-          client.on('end', () => done());
-        });
-        await client.connect();
-        await client.query(`listen ${OUTBOX_CHANNEL}`);
-        this.listener = client;
-        await ended;
-      } catch {
-        // PostgreSQL unreachable: polling still runs; try to listen again shortly.
-      }
-      if (this.running) await sleep(2000);
     }
   }
 
@@ -290,8 +280,6 @@ export class OutboxRelay {
     }
   }
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Two signal-with-start rows that would deliver the same signal with the same arguments to the same workflow. */
 function sameSignal(a: OutboxRow, b: OutboxRow): boolean {

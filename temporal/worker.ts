@@ -7,6 +7,7 @@ import { NativeConnection, Worker, bundleWorkflowCode, Runtime, makeTelemetryFil
 import type { Logger } from 'pino';
 import { createActivities, createOutboundActivities } from '../activities/index.js';
 import { LaneWakeups } from '../activities/lane-wakeups.js';
+import { PgNotifications } from '../db/notifications.js';
 import { StoreOutboundBudget, TargetCircuit } from '../activities/outbound-budget.js';
 import { outboundTaskQueue } from '../workflows/outbound-queue.js';
 import type { ResolvedConfig } from '../config/env.js';
@@ -53,7 +54,7 @@ export interface WorkerTuning {
  * Each activity heartbeat reaches Temporal when it is made, at most one a second per run (the SDK
  * otherwise holds them back for up to 0.8 × the heartbeat timeout; ours beat every few seconds), so Temporal's last heartbeat of a
  * run on a worker that died is at most a few seconds old, and a worker's webhook dispatchers, which
- * beat on the same clock ticks (activities/webhook-lane.ts), time out together.
+ * beat on the same clock ticks (activities/lane-lease.ts), time out together.
  */
 const HEARTBEAT_THROTTLE = '1 second';
 
@@ -97,9 +98,14 @@ export function startWorker({
     namespace: config.temporalNamespace,
     ...(tracing ? { interceptors: { workflow: tracing.client } } : {}),
   });
-  const relay = new OutboxRelay({ orm, client, taskQueue: config.taskQueue, databaseUrl: config.databaseUrl, log, metrics });
-  const laneWakeups = new LaneWakeups(config.databaseUrl, log);
-  laneWakeups.start();
+  // One LISTEN connection for the process: the relay's outbox channel and the lanes' wake-ups.
+  const notifications = new PgNotifications(config.databaseUrl, (err) =>
+    log.warn({ err: err.message }, 'cannot LISTEN to PostgreSQL; the relay and the lanes poll meanwhile'),
+  );
+  notifications.start();
+  const relay = new OutboxRelay({ orm, client, taskQueue: config.taskQueue, databaseUrl: config.databaseUrl, log, metrics, notifications });
+  const laneWakeups = new LaneWakeups(notifications);
+  const laneRunsEnd = new AbortController();
   const circuit = new TargetCircuit();
   const outboundBudget = new StoreOutboundBudget(tuning.outboundPerStore);
   let stopping = false;
@@ -109,9 +115,12 @@ export function startWorker({
     while (!stopping) {
       try {
         const connection = await NativeConnection.connect({ address: config.temporalAddress });
-        await ensureSearchAttributes(clientConnection, config.temporalNamespace);
+        // Made while the workers are created (each is a few round trips; the workflow bundle's load is the
+        // longest step of a start): a restarted worker polls, and sends what waits, sooner.
+        const searchAttributes = ensureSearchAttributes(clientConnection, config.temporalNamespace);
+        searchAttributes.catch(() => undefined); // awaited below; a failure then restarts the loop as before
         // Housekeeping is not worth holding the worker back for: a failure is logged and tried at the next start.
-        await ensureHousekeepingSchedules(client, config.taskQueue).then(
+        const schedules = ensureHousekeepingSchedules(client, config.taskQueue).then(
           (ids) => log.info({ schedules: ids }, 'housekeeping schedules ready'),
           (err: Error) => log.error({ err: err.message }, 'housekeeping schedules could not be created or updated'),
         );
@@ -123,7 +132,7 @@ export function startWorker({
                 },
               }
             : {};
-        const deps = { orm, config, laneWakeups, metrics, circuit };
+        const deps = { orm, config, laneWakeups, metrics, circuit, stopping: laneRunsEnd.signal };
         const internal = await Worker.create({
           connection,
           namespace: config.temporalNamespace,
@@ -157,6 +166,7 @@ export function startWorker({
           shutdownGraceTime: '5s',
         });
         workers = [internal, outbound];
+        await Promise.all([searchAttributes, schedules]);
         // Stopped while the workers were being made (npm start failing at its listener): they must not start
         // running now, or stop() would wait on them for ever.
         // A made worker holds native resources until it has run: run it to its end at once.
@@ -196,10 +206,15 @@ export function startWorker({
     relay,
     async stop() {
       stopping = true;
-      await relay.stop();
-      await laneWakeups.stop();
+      // The workers stop polling first, then their lane runs end (in-flight sends finish, leases given
+      // up): each run's workflow schedules the next run, which the next worker takes at its first poll
+      // instead of after a heartbeat timeout, and which this worker no longer picks up.
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+      laneRunsEnd.abort();
+      await relay.stop();
+      laneWakeups.stop();
       await loop;
+      await notifications.stop();
       await clientConnection.close().catch(() => undefined);
     },
   };

@@ -74,7 +74,7 @@ async function startStack(): Promise<Stack> {
   const temporal = await startDevServer({
     cli,
     logFile: resolve(logDir, 'temporal.log'),
-    extraNamespaces: ['start-test', 'metrics-test', 'tracing-test', 'outbound-fairness-test'],
+    extraNamespaces: ['start-test', 'metrics-test', 'tracing-test', 'outbound-fairness-test', 'handover-test'],
   });
   stops.unshift(() => temporal.stop());
   say(`Temporal dev server at ${temporal.address}`);

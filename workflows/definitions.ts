@@ -145,7 +145,7 @@ export const updatesQueued = defineSignal('updatesQueued');
 /** Operator action (Temporal UI or CLI): send waiting and failed updates again now. */
 export const replayUpdates = defineSignal('replayUpdates');
 /** What one run of the push activity did. */
-export interface PushOutcome {
+export interface UpdatePushOutcome {
   /** Why nothing more will be pushed: the connection is gone, or it pulls only. */
   stopped?: 'disconnected' | 'pull_only';
   sent: number;
@@ -156,8 +156,8 @@ export interface PushOutcome {
   nextPushInMs: number | null;
 }
 export interface ConnectionPushActivities {
-  /** Pushes due updates in batches while new ones keep coming (activities/push-lane.ts). */
-  pushDueUpdates: (connectionId: string) => Promise<PushOutcome>;
+  /** The connection's update push to its plugin, in batches while new ones keep coming (activities/update-push-lane.ts); the activity keeps its first name for the workflows already running. */
+  pushDueUpdates: (connectionId: string) => Promise<UpdatePushOutcome>;
   /** Marks waiting and failed updates due again; how many. */
   replayConnectionUpdates: (connectionId: string) => Promise<number>;
 }

@@ -1,20 +1,12 @@
+import { proxyActivities } from '@temporalio/workflow';
 import {
-  allHandlersFinished,
-  condition,
-  continueAsNew,
-  proxyActivities,
-  setCurrentDetails,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
-import {
-  deliveriesWaiting,
   type LaneOutcome,
   type WebhookDispatchActivities,
   type WebhookDispatchInput,
   type WorkflowOf,
   type workflows,
 } from './definitions.js';
+import { sendWhileWoken } from './deliveries-loop.js';
 
 // One activity serves every store of the shard while they have work (woken through PostgreSQL, not
 // Temporal), so an order in a busy shard costs Temporal nothing; each delivery is claimed before its
@@ -22,7 +14,7 @@ import {
 const { sendShardDeliveries } = proxyActivities<WebhookDispatchActivities>({
   // A run ends by itself after at most 5 minutes plus its idle end and last attempts (each ≤ 60 s).
   startToCloseTimeout: '20 minutes',
-  // The run heartbeats every 3⅓ s (activities/webhook-lane.ts): a worker that died is noticed after this,
+  // The run heartbeats every 3⅓ s (activities/lane-lease.ts): a worker that died is noticed after this,
   // and the run retried on another worker, so a shard waits at most about 11 s.
   heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
@@ -43,22 +35,6 @@ function describe(outcome: LaneOutcome | null, runs: number): string {
  * runs sendShardDeliveries until nothing waits. Continues as new to keep its history short.
  */
 export async function webhookDispatchWorkflow(input: WebhookDispatchInput): Promise<void> {
-  let wake = true;
-  setHandler(deliveriesWaiting, () => void (wake = true), { description: 'Deliveries are waiting: send them.' });
-  let runs = 0;
-  let last: LaneOutcome | null = null;
-  for (;;) {
-    setCurrentDetails(describe(last, runs));
-    if (!(await condition(() => wake, IDLE_END_MS))) break;
-    wake = false;
-    last = await sendShardDeliveries(input);
-    runs++;
-    if (last.more) wake = true;
-    if (workflowInfo().continueAsNewSuggested) {
-      await condition(allHandlersFinished);
-      return continueAsNew<typeof webhookDispatchWorkflow>(input);
-    }
-  }
-  await condition(allHandlersFinished);
+  await sendWhileWoken(input, (i) => sendShardDeliveries(i), IDLE_END_MS, describe);
 }
 webhookDispatchWorkflow satisfies WorkflowOf<typeof workflows.webhookDispatch>;

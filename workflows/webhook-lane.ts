@@ -1,20 +1,6 @@
-import {
-  allHandlersFinished,
-  condition,
-  continueAsNew,
-  proxyActivities,
-  setCurrentDetails,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
-import {
-  deliveriesWaiting,
-  type LaneOutcome,
-  type WebhookLaneActivities,
-  type WebhookLaneInput,
-  type WorkflowOf,
-  type workflows,
-} from './definitions.js';
+import { proxyActivities } from '@temporalio/workflow';
+import { type LaneOutcome, type WebhookLaneActivities, type WebhookLaneInput, type WorkflowOf, type workflows } from './definitions.js';
+import { sendWhileWoken } from './deliveries-loop.js';
 
 // One activity per wake sends every delivery the store has waiting (claimed before its one POST, so a
 // retried run never sends one twice), and keeps going while new events come in (they wake it through
@@ -44,22 +30,6 @@ function describe(outcome: LaneOutcome | null, runs: number): string {
  * history short; ends after a long idle time.
  */
 export async function webhookLaneWorkflow(input: WebhookLaneInput): Promise<void> {
-  let wake = true;
-  setHandler(deliveriesWaiting, () => void (wake = true), { description: 'Deliveries are waiting: send them.' });
-  let runs = 0;
-  let last: LaneOutcome | null = null;
-  for (;;) {
-    setCurrentDetails(describe(last, runs));
-    if (!(await condition(() => wake, IDLE_END_MS))) break;
-    wake = false;
-    last = await sendLaneDeliveries(input.storeId);
-    runs++;
-    if (last.more) wake = true;
-    if (workflowInfo().continueAsNewSuggested) {
-      await condition(allHandlersFinished);
-      return continueAsNew<typeof webhookLaneWorkflow>(input);
-    }
-  }
-  await condition(allHandlersFinished);
+  await sendWhileWoken(input, (i) => sendLaneDeliveries(i.storeId), IDLE_END_MS, describe);
 }
 webhookLaneWorkflow satisfies WorkflowOf<typeof workflows.webhookLane>;

@@ -6,11 +6,11 @@ import { timestampedSignature } from '../../domain/webhook-signature.js';
 import { postOnce, USER_AGENT } from '../outbound/send.js';
 import type { Resolver } from '../outbound/target.js';
 import { findConnection } from './present.js';
-import type { PushOutcome } from '../../workflows/definitions.js';
+import type { UpdatePushOutcome } from '../../workflows/definitions.js';
 import { acknowledge, presentUpdate, type UpdateRow } from './updates.js';
 
 /** Updates per push request. */
-export const PUSH_BATCH = 50;
+export const UPDATE_PUSH_BATCH = 50;
 /** Push attempts per update before it is marked failed (it stays pullable). */
 export const MAX_PUSH_ATTEMPTS = 8;
 
@@ -24,11 +24,11 @@ const Reply = z.object({
  * webhook secret over `timestamp.body`. The reply's applied/failed acknowledge; anything else leaves
  * the updates waiting with a back-off, and after MAX_PUSH_ATTEMPTS they are marked push-failed.
  */
-export async function pushDueUpdates(
+export async function pushUpdateBatch(
   em: EntityManager,
   connectionId: string,
   opts: { secretsKey: Buffer | readonly Buffer[]; timeoutMs: number; policy: TargetPolicy; resolve?: Resolver },
-): Promise<PushOutcome> {
+): Promise<UpdatePushOutcome> {
   const connection = await findConnection(em, connectionId);
   if (!connection || connection.status !== 'active')
     return { stopped: 'disconnected', sent: 0, acknowledged: 0, more: false, nextPushInMs: null };
@@ -37,7 +37,7 @@ export async function pushDueUpdates(
   const due = await em.execute<UpdateRow[]>(
     `select * from connection_updates where connection_id = ? and state = 'waiting' and not push_failed and next_push_at <= now()
      order by created_at, id limit ?`,
-    [connectionId, PUSH_BATCH],
+    [connectionId, UPDATE_PUSH_BATCH],
   );
   if (due.length === 0) return { sent: 0, acknowledged: 0, more: false, nextPushInMs: await nextDue(em, connectionId) };
 
@@ -77,7 +77,7 @@ export async function pushDueUpdates(
     error ? `pushes failing: ${error}`.slice(0, 300) : null,
     connectionId,
   ]);
-  const more = due.length === PUSH_BATCH && acknowledged > 0;
+  const more = due.length === UPDATE_PUSH_BATCH && acknowledged > 0;
   return { sent: due.length, acknowledged, more, nextPushInMs: more ? 0 : await nextDue(em, connectionId) };
 }
 

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { numbered, prepared, runPrepared } from '../../db/prepared.js';
+import { prepared, runPrepared } from '../../db/prepared.js';
 
 /** A delivery waiting in a store's lane, in the order it must be sent (per endpoint and order). */
 export interface LaneDelivery {
@@ -42,12 +42,18 @@ export async function planStoreDeliveries(em: EntityManager, storeId: string, li
   return (await runPrepared<LaneRow>(em, PLAN, [storeId, limit])).map(toDelivery);
 }
 // The lane's statements run often and the same every time: prepared, so PostgreSQL plans each once per connection.
-const PLAN = prepared(
-  numbered(`with taken as (
+const PLAN = prepared(planSql('store_id = $1', '$2'));
+
+/**
+ * The planning statement for the events matching `whichEvents` (an SQL condition on order_events),
+ * at most `limit` of them: marks them dispatched and plans their deliveries in one statement.
+ */
+function planSql(whichEvents: string, limit: string): string {
+  return `with taken as (
        update order_events set dispatched_at = now(), dispatch_count = dispatch_count + 1
        where id in (
-         select id from order_events where store_id = ? and dispatched_at is null and not backfill
-         order by created_at, id limit ? for update skip locked)
+         select id from order_events where ${whichEvents} and dispatched_at is null and not backfill
+         order by created_at, id limit ${limit} for update skip locked)
        returning id, store_id, order_id, type, created_at
      ), planned as (
        insert into webhook_deliveries (id, store_id, endpoint_id, event_id, event_type, order_id, created_at)
@@ -57,8 +63,8 @@ const PLAN = prepared(
        on conflict (event_id, endpoint_id) where replay_of is null do nothing
        returning id, store_id, event_id, event_type, endpoint_id, order_id, created_at
      )
-     select id, store_id, created_at, event_id, event_type, endpoint_id, order_id from planned order by created_at, event_id, endpoint_id`),
-);
+     select id, store_id, created_at, event_id, event_type, endpoint_id, order_id from planned order by created_at, event_id, endpoint_id`;
+}
 
 /** The store's deliveries still pending (planned by an earlier run that stopped), oldest first. */
 export async function loadPendingDeliveries(em: EntityManager, storeId: string, limit: number): Promise<LaneDelivery[]> {
@@ -85,21 +91,7 @@ export interface StoreShard {
 export async function planShardDeliveries(em: EntityManager, s: StoreShard, limit: number): Promise<LaneDelivery[]> {
   return (await runPrepared<LaneRow>(em, PLAN_SHARD, [s.shard, s.shards, limit])).map(toDelivery);
 }
-const PLAN_SHARD = prepared(`with taken as (
-       update order_events set dispatched_at = now(), dispatch_count = dispatch_count + 1
-       where id in (
-         select id from order_events where dispatched_at is null and not backfill and ${SHARD_OF_STORE_SQL('$1', '$2')}
-         order by created_at, id limit $3 for update skip locked)
-       returning id, store_id, order_id, type, created_at
-     ), planned as (
-       insert into webhook_deliveries (id, store_id, endpoint_id, event_id, event_type, order_id, created_at)
-       select gen_random_uuid(), t.store_id, e.id, t.id, t.type, t.order_id, t.created_at
-       from taken t join webhook_endpoints e
-         on e.store_id = t.store_id and e.active and e.deleted_at is null and (t.type = any(e.events) or '*' = any(e.events))
-       on conflict (event_id, endpoint_id) where replay_of is null do nothing
-       returning id, store_id, event_id, event_type, endpoint_id, order_id, created_at
-     )
-     select id, store_id, created_at, event_id, event_type, endpoint_id, order_id from planned order by created_at, event_id, endpoint_id`);
+const PLAN_SHARD = prepared(planSql(SHARD_OF_STORE_SQL('$1', '$2'), '$3'));
 
 /** The shard's deliveries still pending (planned by an earlier run that stopped), oldest first. */
 export async function loadShardPendingDeliveries(em: EntityManager, s: StoreShard, limit: number): Promise<LaneDelivery[]> {

@@ -92,7 +92,7 @@ describe('a busy push is woken through PostgreSQL, an idle one through Temporal'
     const a = await mirroredOrder(c, 'W-1');
     const b = await mirroredOrder(c, 'W-2');
     const lane = workflowIds.connectionPush(c.connectionId);
-    // Pretend a push run holds the lane (as a running pushDueUpdates does) but pushes nothing.
+    // Pretend a push run holds the lane (as a running update push does) but pushes nothing.
     await t.orm.em
       .fork()
       .execute(

@@ -2,7 +2,7 @@
 // runs of a worker that died have the same last heartbeat and time out together (the SIGKILL test of
 // test/topology shows the whole of it). On a fake clock: the rule is about instants, not durations.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { onClockTicks } from '../../activities/webhook-lane.js';
+import { onClockTicks } from '../../activities/lane-lease.js';
 
 const PERIOD = 3333;
 
