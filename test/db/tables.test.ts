@@ -25,7 +25,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await client.end();
-  await orm.close();
+  await orm?.close();
 });
 
 /** The migrator's own bookkeeping: MikroORM's, not ours. */
