@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
+import type { EntityRow } from '../tables/entity-row.js';
 import { Store } from './store.js';
 
 /** Stored kinds; a connection key is a secret key with a connection_id. */
@@ -30,3 +31,6 @@ const ApiKeySchema = defineEntity({
 
 export class ApiKey extends ApiKeySchema.class {}
 ApiKeySchema.setClass(ApiKey);
+
+/** An api_keys row as hand-written SQL reads it (snake_case; store_id for the store). */
+export type ApiKeyRow = EntityRow<ApiKey, 'store'>;

@@ -2,7 +2,7 @@
 // statements and a test against information_schema (test/db/tables.test.ts) all come from the declaration.
 
 /** A column's PostgreSQL type, as a `jsonb_to_recordset(…) as x(name type, …)` list spells it. */
-export type SqlType = 'uuid' | 'text' | 'text[]' | 'boolean' | 'integer' | 'bigint' | 'numeric' | 'jsonb' | 'timestamptz';
+export type SqlType = 'uuid' | 'text' | 'text[]' | 'boolean' | 'smallint' | 'integer' | 'bigint' | 'numeric' | 'jsonb' | 'timestamptz';
 
 /** One column: its type, whether it may be null, whether the database fills it when an insert leaves it out. */
 export class Column<T = unknown, Nullable extends boolean = boolean> {
@@ -36,6 +36,7 @@ export const textArray = () => new Column<string[], false>('text[]', false, fals
 /** A text column whose check constraint allows only these values. */
 export const oneOf = <const V extends readonly string[]>(values: V) => new Column<V[number], false>('text', false, false, values);
 export const boolean = () => new Column<boolean, false>('boolean', false, false);
+export const smallint = () => new Column<number, false>('smallint', false, false);
 export const integer = () => new Column<number, false>('integer', false, false);
 /** pg hands int8 back as text: it may not fit a double. */
 export const bigint = () => new Column<string, false>('bigint', false, false);

@@ -1,19 +1,69 @@
 // The declarations of db/tables/ against the migrated database: a migration that changes a declared table
 // without its declaration (or a declaration that drifts from the migrations) fails here.
+// Every table the migrations make is declared exactly once (db/tables/, or a MikroORM entity in db/entities/).
+import type { EntityMetadata, MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { boolean, integer, oneOf, table, text, type Column, type Table } from '../../db/tables/columns.js';
+import type { ApiKeyRow } from '../../db/entities/api-key.js';
+import type { StoreRow } from '../../db/entities/store.js';
+import { openOrm } from '../../db/orm.js';
+import { Column, boolean, integer, oneOf, table, text, type Columns, type SqlType, type Table } from '../../db/tables/columns.js';
 import { TABLES } from '../../db/tables/index.js';
 import { ORDERS } from '../../db/tables/orders.js';
 import { ORDER_STATUSES } from '../../domain/order-status.js';
 
 let client: pg.Client;
+let orm: MikroORM;
+/** The tables the MikroORM entities map, as declarations (read from the ORM's own metadata). */
+let entityTables: Table[];
 beforeAll(async () => {
   client = new pg.Client({ connectionString: inject('databaseUrl') });
   await client.connect();
+  orm = await openOrm({ databaseUrl: inject('databaseUrl'), poolMax: 1 });
+  entityTables = [...orm.getMetadata().getAll().values()].filter((meta) => !meta.embeddable && !meta.virtual).map(entityTable);
 });
-afterAll(() => client.end());
+afterAll(async () => {
+  await client.end();
+  await orm?.close();
+});
+
+/** The migrator's own bookkeeping: MikroORM's, not ours. */
+const NOT_OURS = ['mikro_orm_migrations'];
+
+/** An entity's table in the declarations' words: each persisted property's columns, types, nullability, default, allowed values. */
+function entityTable(meta: EntityMetadata): Table {
+  const columns: Columns = {};
+  for (const prop of meta.props) {
+    if (prop.persist === false || prop.kind === '1:m' || prop.kind === 'm:n') continue;
+    for (const [i, name] of prop.fieldNames.entries()) {
+      const type = prop.columnTypes[i]!;
+      const numeric = /^numeric\((\d+),(\d+)\)$/.exec(type);
+      columns[name] = new Column(
+        (numeric ? 'numeric' : type) as SqlType,
+        prop.nullable === true,
+        prop.default !== undefined || prop.defaultRaw !== undefined || (prop.primary === true && prop.autoincrement === true),
+        prop.enum ? (prop.items as string[]) : undefined,
+        numeric ? [Number(numeric[1]), Number(numeric[2])] : undefined,
+      );
+    }
+  }
+  return table(meta.tableName, columns);
+}
+
+/** The migrated tables no declaration covers, and the declared names no migrated table has. */
+async function uncovered(declared: readonly string[]): Promise<string[]> {
+  const { rows } = await client.query<{ table_name: string }>(
+    `select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE' order by 1`,
+  );
+  const migrated = rows.map((r) => r.table_name).filter((name) => !NOT_OURS.includes(name));
+  const twice = declared.filter((name, i) => declared.indexOf(name) !== i);
+  return [
+    ...migrated.filter((name) => !declared.includes(name)).map((name) => `${name}: migrated, not declared`),
+    ...declared.filter((name) => !migrated.includes(name)).map((name) => `${name}: declared, not migrated`),
+    ...[...new Set(twice)].map((name) => `${name}: declared more than once`),
+  ];
+}
 
 interface DbColumn {
   column_name: string;
@@ -96,6 +146,60 @@ describe('each declared table is the table the migrations made', () => {
       expect(await differences(t)).toEqual([]);
     },
   );
+
+  it('each MikroORM entity (stores, api_keys) agrees with its table in the same words', async () => {
+    expect(entityTables.map((t) => t.name).sort()).toEqual(['api_keys', 'stores']);
+    for (const t of entityTables) expect(await differences(t)).toEqual([]);
+  });
+
+  it('every migrated table is declared exactly once, in db/tables/ or as an entity', async () => {
+    expect(await uncovered([...TABLES, ...entityTables].map((t) => t.name))).toEqual([]);
+  });
+});
+
+describe('the row types of the entity tables name the columns the migrations made', () => {
+  // `satisfies Record<keyof Row, true>` fails to compile on a key the row type lacks or has beyond these;
+  // the test then holds these keys to the database, so the derived type and the table cannot drift apart.
+  const storeKeys = {
+    id: true,
+    name: true,
+    slug: true,
+    currency: true,
+    mode: true,
+    plan: true,
+    paid_until: true,
+    published: true,
+    standard_delivery_fee: true,
+    time_zone: true,
+    next_order_number: true,
+    created_at: true,
+    updated_at: true,
+  } satisfies Record<keyof StoreRow, true>;
+  const apiKeyKeys = {
+    id: true,
+    store_id: true,
+    kind: true,
+    key_hash: true,
+    prefix: true,
+    scopes: true,
+    origins: true,
+    connection_id: true,
+    label: true,
+    created_at: true,
+    revoked_at: true,
+    last_used_at: true,
+  } satisfies Record<keyof ApiKeyRow, true>;
+
+  it.each([
+    ['stores', storeKeys],
+    ['api_keys', apiKeyKeys],
+  ] as const)('%s', async (name, keys) => {
+    const { rows } = await client.query<{ column_name: string }>(
+      `select column_name from information_schema.columns where table_schema = current_schema() and table_name = $1`,
+      [name],
+    );
+    expect(Object.keys(keys).sort()).toEqual(rows.map((r) => r.column_name).sort());
+  });
 });
 
 describe('the comparison catches each kind of drift', () => {
@@ -125,6 +229,27 @@ describe('the comparison catches each kind of drift', () => {
     const found = await differences(table('orders', columns));
     expect(found).toHaveLength(1);
     expect(found[0]).toContain(expected);
+  });
+
+  it('a migrated table without a declaration, a declaration without a table, a table declared twice', async () => {
+    const declared = [...TABLES, ...entityTables].map((t) => t.name).filter((name) => name !== 'lanes');
+    expect(await uncovered(declared)).toEqual(['lanes: migrated, not declared']);
+    expect(await uncovered([...declared, 'lanes', 'gift_cards'])).toEqual(['gift_cards: declared, not migrated']);
+    expect(await uncovered([...declared, 'lanes', 'stores'])).toEqual(['stores: declared more than once']);
+  });
+
+  it('an entity that lacks a migrated column, or gets its precision wrong', async () => {
+    const stores = entityTables.find((t) => t.name === 'stores')!;
+    const { next_order_number: _n, ...withoutNumber } = stores.columns;
+    expect(await differences(table('stores', withoutNumber))).toEqual(['stores.next_order_number: in the database, not declared']);
+    const fee = stores.columns.standard_delivery_fee!;
+    const imprecise = {
+      ...stores.columns,
+      standard_delivery_fee: new Column('numeric', fee.isNullable, fee.hasDefault, undefined, [10, 0]),
+    };
+    expect(await differences(table('stores', imprecise))).toEqual([
+      'stores.standard_delivery_fee: numeric(14,4) in the database, declared numeric(10,0)',
+    ]);
   });
 
   it('an unknown table', async () => {
