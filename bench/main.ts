@@ -40,6 +40,7 @@ import {
 } from './scenarios/webhook-load.js';
 import { apiMemoryScenario } from './scenarios/api-memory.js';
 import { rss1mbBodiesScenario } from './scenarios/rss-1mb-bodies.js';
+import { soakScenarios } from './scenarios/soak.js';
 
 /** Every scenario, in the order they run. */
 const SCENARIOS: Scenario[] = [
@@ -75,6 +76,7 @@ const SCENARIOS: Scenario[] = [
   // Each on a fresh API process of its own, so its memory is the scenario's alone.
   apiMemoryScenario,
   rss1mbBodiesScenario,
+  ...soakScenarios,
 ];
 
 const log = (line: string) => console.log(`[bench] ${line}`);

@@ -4,6 +4,8 @@ import type { TargetPolicy } from '../domain/address-check.js';
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const seconds = z.coerce.number().int().positive();
+/** Whole days of history to keep: 0 (never delete) or 1 to 3650 (ten years). */
+const retentionDays = z.coerce.number().int().min(0).max(3650);
 
 /** What TRUST_PROXY may name besides addresses: proxy-addr's ranges, as Fastify's trustProxy accepts them. */
 const PROXY_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
@@ -109,6 +111,10 @@ const EnvSchema = z.object({
     .string()
     .refine((v) => decodeKey(v) !== null, 'must be 32 bytes as 64 hex characters or base64')
     .optional(),
+  /** Days a webhook delivery attempt stays in the delivery log (dashboard, `webhooks deliveries`, replay); 0 keeps them forever. */
+  WEBHOOK_DELIVERY_RETENTION_DAYS: retentionDays.default(30),
+  /** Days an order event (the order snapshot its webhooks carry) is kept once sent and no kept attempt refers to it; 0: forever. */
+  ORDER_EVENT_RETENTION_DAYS: retentionDays.default(90),
 });
 
 /** The 32-byte key from its hex or base64 form, or null. */
@@ -154,6 +160,8 @@ export interface Config {
   metricsHost: string;
   /** The port of this process's /metrics page; undefined: no metrics. */
   metricsPort: number | undefined;
+  /** How many days the housekeeping `retention` job keeps delivery attempts and order events (0: forever; docs/operations.md). */
+  retention: { deliveryDays: number; orderEventDays: number };
 }
 
 /** Config with both backing services resolved (what the API and the worker run with). */
@@ -169,6 +177,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  // A delivery can be replayed only while its event is kept: events outliving the log is the useful order.
+  if (e.ORDER_EVENT_RETENTION_DAYS > 0 && e.ORDER_EVENT_RETENTION_DAYS < e.WEBHOOK_DELIVERY_RETENTION_DAYS)
+    throw new ConfigError(
+      `Invalid configuration:\n  ORDER_EVENT_RETENTION_DAYS: must be 0 (keep forever) or at least WEBHOOK_DELIVERY_RETENTION_DAYS (${e.WEBHOOK_DELIVERY_RETENTION_DAYS}): a delivery can only be replayed while its event is kept`,
+    );
   const publicUrl = (e.PUBLIC_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(/\/+$/, '');
   return {
     port: e.PORT,
@@ -200,6 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKeyPrevious: e.SECRETS_KEY_PREVIOUS ? decodeKey(e.SECRETS_KEY_PREVIOUS)! : undefined,
     metricsHost: e.METRICS_HOST,
     metricsPort: e.METRICS_PORT,
+    retention: { deliveryDays: e.WEBHOOK_DELIVERY_RETENTION_DAYS, orderEventDays: e.ORDER_EVENT_RETENTION_DAYS },
   };
 }
 

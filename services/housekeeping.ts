@@ -9,13 +9,14 @@ export const CUT_OFF_AFTER_SECONDS = 180;
  * A worker that died mid-attempt leaves its delivery 'sending'; after CUT_OFF_AFTER_SECONDS it is
  * settled as failed (at most one attempt, as the spec wants; an operator may replay it). The same for
  * an order's push or chat message (docs/notifications.md), so the order page does not say "sending"
- * forever. Returns how many rows it settled.
+ * forever. Returns how many rows it settled. (`finished_at is null` holds for every sending delivery: it
+ * lets PostgreSQL read the small index of unfinished deliveries, not the whole delivery log.)
  */
 export async function sweepCutOffDeliveries(em: EntityManager): Promise<number> {
   const [row] = await em.execute<{ n: number }[]>(
     `with settled as (
        update webhook_deliveries set status = 'failed', error = 'the attempt was cut off (worker stopped); not retried', finished_at = now()
-       where status = 'sending' and attempted_at < now() - make_interval(secs => ?)
+       where status = 'sending' and finished_at is null and attempted_at < now() - make_interval(secs => ?)
        returning 1
      ), messages as (
        update order_messages set status = 'failed', detail = 'the attempt was cut off (worker stopped); not retried', finished_at = now()

@@ -1,6 +1,7 @@
 import { ScheduleAlreadyRunning, type Client, type ScheduleOptionsStartWorkflowAction, type ScheduleSpec } from '@temporalio/client';
 import { OUTBOX_PURGE_BATCH, OUTBOX_RETENTION_DAYS } from '../services/outbox.js';
 import { CUT_OFF_AFTER_SECONDS, RATE_LIMIT_WINDOWS_KEPT_SECONDS } from '../services/housekeeping.js';
+import { RETENTION_BATCH, RETENTION_RUN_BUDGET_MS } from '../services/retention.js';
 import { HOUSEKEEPING_JOBS, workflowIds, workflows, type HousekeepingJob, type WorkflowOf } from '../workflows/definitions.js';
 
 /** How often each housekeeping job runs, and what its runs say in the Temporal UI. */
@@ -16,6 +17,10 @@ export const HOUSEKEEPING: Record<HousekeepingJob, { every: string; summary: str
   'outbox-purge': {
     every: '1 hour',
     summary: `delete outbox rows handed over more than ${OUTBOX_RETENTION_DAYS} days ago, ${OUTBOX_PURGE_BATCH} per statement`,
+  },
+  retention: {
+    every: '15 minutes',
+    summary: `delete delivery attempts and order events older than WEBHOOK_DELIVERY_RETENTION_DAYS and ORDER_EVENT_RETENTION_DAYS, ${RETENTION_BATCH} per statement, at most ${RETENTION_RUN_BUDGET_MS / 60_000} minutes per table and run`,
   },
 };
 

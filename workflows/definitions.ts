@@ -255,7 +255,7 @@ export interface OrderNotificationActivities {
 // ---- Housekeeping (Temporal Schedules) -----------------------------------------------------------------
 
 /** The periodic jobs, each a Temporal Schedule (`housekeeping/<job>`) that runs housekeepingWorkflow. */
-export const HOUSEKEEPING_JOBS = ['delivery-sweep', 'rate-limit-cleanup', 'outbox-purge'] as const;
+export const HOUSEKEEPING_JOBS = ['delivery-sweep', 'rate-limit-cleanup', 'outbox-purge', 'retention'] as const;
 export type HousekeepingJob = (typeof HOUSEKEEPING_JOBS)[number];
 /** What one run did: rows changed or removed. */
 export interface HousekeepingResult {
@@ -269,6 +269,10 @@ export interface HousekeepingActivities {
   purgeRateLimitWindows: () => Promise<number>;
   /** Deletes outbox rows handed over longer ago than the retention, in small batches. */
   purgeOutbox: () => Promise<number>;
+  /** Deletes delivery attempts older than WEBHOOK_DELIVERY_RETENTION_DAYS, in batches, within a time budget. */
+  pruneDeliveryLog: () => Promise<number>;
+  /** Deletes order events older than ORDER_EVENT_RETENTION_DAYS that no delivery refers to, in batches, within a time budget. */
+  pruneOrderEvents: () => Promise<number>;
 }
 
 // ---- The workflows -------------------------------------------------------------------------------------

@@ -31,11 +31,12 @@ const BUSY_WORKFLOWS = `ExecutionStatus="Running" AND ${IDLE_BY_DESIGN.map((t) =
  * yet closed other than those idle by design.
  */
 export async function pipelineBacklog(pool: pg.Pool, temporal: Client | null): Promise<number> {
-  // exists, not count: cheap enough to ask four times a second while a big backlog drains.
+  // exists, not count: cheap enough to ask four times a second while a big backlog drains (finished_at is
+  // null: the small index of unfinished deliveries, not the whole delivery log the soak seeds).
   const { rows } = await pool.query<{ n: number }>(
     `select (exists (select 1 from outbox where done_at is null))::int
        + (exists (select 1 from order_events where dispatched_at is null and not backfill))::int
-       + (exists (select 1 from webhook_deliveries where status in ('pending', 'sending')))::int
+       + (exists (select 1 from webhook_deliveries where status in ('pending', 'sending') and finished_at is null))::int
        + (exists (select 1 from connection_updates where state = 'waiting' and not push_failed and next_push_at <= now()
                     and connection_id in (select id from connections where status = 'active' and push_url is not null)))::int as n`,
   );

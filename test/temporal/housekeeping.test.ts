@@ -53,7 +53,7 @@ describe('each housekeeping job is a Temporal Schedule the worker creates at sta
         workflowId: `housekeeping/${job}`,
       });
       expect(d.action.staticSummary).toBe(HOUSEKEEPING[job].summary);
-      expect(d.spec.intervals?.map((i) => i.every)).toEqual([job === 'outbox-purge' ? 3_600_000 : 60_000]);
+      expect(d.spec.intervals?.map((i) => i.every)).toEqual([{ 'outbox-purge': 3_600_000, retention: 900_000 }[job as string] ?? 60_000]);
       expect(d.policies.overlap).toBe('SKIP');
       expect(d.state.paused).toBe(false);
     }
@@ -103,6 +103,47 @@ describe('triggering a schedule runs its job against real rows', () => {
     const left = await sql<{ workflow_id: string }>(`select workflow_id from outbox where workflow_id like ? order by id`, [`${tag}/%`]);
     expect(left.map((r) => r.workflow_id)).toEqual([`${tag}/recent-done`, `${tag}/old-waiting`]);
     await sql(`delete from outbox where workflow_id like ?`, [`${tag}/%`]);
+  });
+
+  it('retention deletes delivery attempts older than WEBHOOK_DELIVERY_RETENTION_DAYS (30) and keeps recent ones', async () => {
+    const receiver = await startReceiver();
+    const s = await createTestStore(t.orm);
+    const { key } = await addKey(t.orm, s.store.id, { kind: 'secret', scopes: ['orders:write', 'webhooks:write'] });
+    const hook = await t.request({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: bearer(key),
+      payload: { url: receiver.url(), events: ['order.paid'] },
+    });
+    await receiver.close();
+    const order = await t.request({
+      method: 'POST',
+      url: '/api/v1/orders',
+      headers: bearer(key),
+      payload: { external_id: 'retention-1', totals: { total: 1 } },
+    });
+    // One event each: one first attempt per event and endpoint.
+    const deliveryAged = async (days: number) => {
+      const [event] = await sql<{ id: string }>(
+        `insert into order_events (id, store_id, order_id, type, actor, payload, created_at, dispatched_at)
+         values (gen_random_uuid(), ?, ?, 'order.paid', 'test', '{}', now() - interval '40 days', now() - interval '40 days') returning id`,
+        [s.store.id, order.json<{ order: { id: string } }>().order.id],
+      );
+      return sql<{ id: string }>(
+        `insert into webhook_deliveries (id, store_id, endpoint_id, event_id, event_type, order_id, status, created_at, finished_at)
+         select gen_random_uuid(), store_id, ?, id, type, order_id, 'delivered', now() - make_interval(days => ?), now() - make_interval(days => ?)
+         from order_events where id = ? returning id`,
+        [hook.json<{ id: string }>().id, days, days, event!.id],
+      );
+    };
+    const [old] = await deliveryAged(31);
+    const [recent] = await deliveryAged(29);
+
+    const result = await trigger('retention');
+    expect(result.job).toBe('retention');
+    expect(result.rows).toBeGreaterThanOrEqual(1);
+    const left = await sql<{ id: string }>(`select id from webhook_deliveries where id in (?, ?)`, [old!.id, recent!.id]);
+    expect(left).toEqual([{ id: recent!.id }]);
   });
 
   it('rate-limit-cleanup deletes windows older than 5 minutes and keeps the current one', async () => {
