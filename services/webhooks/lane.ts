@@ -71,7 +71,7 @@ export async function loadPendingDeliveries(em: EntityManager, storeId: string, 
   return (await runPrepared<LaneRow>(em, PENDING, [storeId, limit])).map(toDelivery);
 }
 const PENDING = prepared(`select id, store_id, created_at, event_id, event_type, endpoint_id, order_id from webhook_deliveries
-  where store_id = $1 and status = 'pending' and replay_of is null
+  where store_id = $1 and status = 'pending' and finished_at is null and replay_of is null
   order by created_at, event_id, endpoint_id limit $2`);
 
 /** The shard of a row's store in SQL, as webhookShard computes it (`$N` placeholders: shard, shard count). */
@@ -98,7 +98,7 @@ export async function loadShardPendingDeliveries(em: EntityManager, s: StoreShar
   return (await runPrepared<LaneRow>(em, PENDING_SHARD, [s.shard, s.shards, limit])).map(toDelivery);
 }
 const PENDING_SHARD = prepared(`select id, store_id, created_at, event_id, event_type, endpoint_id, order_id from webhook_deliveries
-  where status = 'pending' and replay_of is null and ${SHARD_OF_STORE_SQL('$1', '$2')}
+  where status = 'pending' and finished_at is null and replay_of is null and ${SHARD_OF_STORE_SQL('$1', '$2')}
   order by created_at, event_id, endpoint_id limit $3`);
 
 /** True when a store of the shard has events that no run has taken yet. */
