@@ -9,7 +9,7 @@ import { approveConnection } from '../../services/connections/codes.js';
 import { createKey, createStore, findStoreWithKeys, revokeKey } from '../../services/stores.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/app.js';
 import { recordSqlText } from '../helpers/sql-text.js';
-import { createTestConnection, createTestStore, type TestStore } from '../helpers/store.js';
+import { addKey, createTestConnection, createTestStore, type TestStore } from '../helpers/store.js';
 
 /** In every user field; lower case, since several fields are lower-cased on the way in (e-mail, slug, host). */
 const SENTINEL = 'zq9sentinel';
@@ -29,9 +29,12 @@ const AWAITING_CONVERSION: Record<string, string> = {
 
 let t: TestApp;
 let s: TestStore;
+/** A secret key of the store that may manage webhooks. */
+let hooksKey: string;
 beforeAll(async () => {
   t = await createTestApp();
   s = await createTestStore(t.orm, { plan: 'paid' });
+  hooksKey = (await addKey(t.orm, s.store.id, { kind: 'secret', scopes: ['webhooks:write'] })).key;
 });
 afterAll(() => t.close());
 
@@ -46,13 +49,13 @@ async function expectNoInlinedValue(work: (unrecorded: Unrecorded) => Promise<vo
     recorder.stop();
   }
   expect(recorder.texts.length, 'the flow sent no SQL at all: the recorder is not seeing it').toBeGreaterThan(0);
-  const inlined = recorder.texts.filter((text) => text.toLowerCase().includes(SENTINEL)).map((text) => text.slice(0, 300));
-  expect(inlined, 'statements with a user value written into their SQL text').toEqual([]);
+  const inlined = recorder.texts.filter((text) => text.toLowerCase().includes(SENTINEL)).map((text) => text.slice(0, 400));
+  expect(inlined.join('\n--- next statement ---\n'), 'statements with a user value written into their SQL text').toBe('');
 }
 
-/** A flow; one awaiting conversion is expected to fail until its owner's change is merged. */
+/** A flow; one awaiting conversion is expected to fail until its owner's change is merged (SHOW_AWAITING=1: run them all as plain tests, to see what remains). */
 const flow = (name: string, work: (unrecorded: Unrecorded) => Promise<void>) =>
-  (name in AWAITING_CONVERSION ? it.fails : it)(name, () => expectNoInlinedValue(work));
+  (name in AWAITING_CONVERSION && !process.env.SHOW_AWAITING ? it.fails : it)(name, () => expectNoInlinedValue(work));
 
 describe('the recorder', () => {
   it('sees a value MikroORM writes into the SQL text (so the flows below can fail)', async () => {
@@ -92,13 +95,13 @@ describe('no user value is written into SQL text', () => {
     const created = await t.request({
       method: 'POST',
       url: '/api/v1/webhooks',
-      headers: bearer(s.secret),
+      headers: bearer(hooksKey),
       payload: { url: `https://hooks.public.example/${SENTINEL}?q=${SENTINEL}`, events: ['order.created'] },
     });
     expect(created.statusCode, created.body).toBe(201);
-    const list = await t.request({ method: 'GET', url: '/api/v1/webhooks', headers: bearer(s.secret) });
+    const list = await t.request({ method: 'GET', url: '/api/v1/webhooks', headers: bearer(hooksKey) });
     expect(list.json().data.map((e: { url: string }) => e.url)).toContain(created.json().url);
-    const deleted = await t.request({ method: 'DELETE', url: `/api/v1/webhooks/${created.json().id}`, headers: bearer(s.secret) });
+    const deleted = await t.request({ method: 'DELETE', url: `/api/v1/webhooks/${created.json().id}`, headers: bearer(hooksKey) });
     expect(deleted.statusCode, deleted.body).toBe(200);
   });
 
