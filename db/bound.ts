@@ -35,7 +35,7 @@ export async function executeBound<T = Record<string, unknown>>(
   if (marks !== values.length)
     throw new Error(`executeBound: ${marks} placeholder(s) for ${values.length} value(s) in: ${sql.slice(0, 120)}`);
   const text = numbered(sql);
-  const runner = (em.getTransactionContext<QueryRunner>() ?? (em.getConnection() as PostgreSqlConnection).getClient()) as QueryRunner;
+  const runner = em.getTransactionContext<QueryRunner>() ?? (await pooled(em));
   const started = Date.now();
   try {
     const { rows } = await runner.executeQuery(CompiledQuery.raw(text, [...values]));
@@ -45,4 +45,14 @@ export async function executeBound<T = Record<string, unknown>>(
     em.config.getLogger().logQuery({ level: 'error', query: text, took: Date.now() - started });
     throw em.getDriver().convertException(err as Error);
   }
+}
+
+/**
+ * The ORM's own pool, connected first as MikroORM connects before its queries: getClient() alone would
+ * make a pool that a later connect() replaces, left open so the process never exits.
+ */
+async function pooled(em: EntityManager): Promise<QueryRunner> {
+  const connection = em.getConnection() as PostgreSqlConnection;
+  await connection.ensureConnection();
+  return connection.getClient() as unknown as QueryRunner;
 }
