@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { decodeCursor, encodeCursor } from '../domain/cursor.js';
+import { executeBound } from './bound.js';
 import { numbered, prepared, runPrepared, type Prepared } from './prepared.js';
 
 export interface KeysetQuery {
@@ -12,7 +13,7 @@ export interface KeysetQuery {
   limit: number;
   /**
    * The columns to read (created_at and id among them); the page then runs as a prepared statement
-   * (db/prepared.ts), outside a transaction only. Without them: `select *`, sent as text.
+   * (db/prepared.ts), outside a transaction only. Without them: `select *`, with its values bound (db/bound.ts).
    */
   columns?: string;
 }
@@ -46,7 +47,7 @@ export async function keysetPage<T extends { id: string }>(
     if (!statement) statements.set(text, (statement = prepared(text)));
     rows = await runPrepared<T & { position: string }>(em, statement, params);
   } else {
-    rows = await em.execute<(T & { position: string })[]>(sql, params);
+    rows = await executeBound<T & { position: string }>(em, sql, params);
   }
   const page = rows.slice(0, q.limit);
   const last = page.at(-1);

@@ -2,7 +2,7 @@ import { defineConfig, MikroORM } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { entities } from './entities/index.js';
 import { migrationsList } from './migrations/index.js';
-import { PostgresDriver } from './postgres-driver.js';
+import { executeBound } from './bound.js';
 import pg from 'pg';
 
 export interface OrmOptions {
@@ -17,11 +17,13 @@ export interface OrmOptions {
   queryTimeoutMs?: number;
 }
 
-/** The single MikroORM configuration used by the API, the worker, the CLI and tests. */
+/**
+ * The single MikroORM configuration used by the API, the worker, the CLI and tests. Queries go through
+ * db/bound.ts (values bound, never written into SQL text): MikroORM's own queries write values into the
+ * text, one character at a time for a string, so they are not used for data.
+ */
 export const ormConfig = ({ databaseUrl, poolMax = 10, debug = false, queryTimeoutMs = 8_000 }: OrmOptions) =>
   defineConfig({
-    // MikroORM's PostgreSQL driver with a linear string escape (db/postgres-driver.ts).
-    driver: PostgresDriver,
     clientUrl: databaseUrl,
     entities,
     extensions: [Migrator],
@@ -70,9 +72,10 @@ export async function pendingMigrations(databaseUrl: string): Promise<string[]> 
   const runner = await openOrm({ databaseUrl, poolMax: 1 });
   try {
     // Asking the migrator would create its table: an empty database must stay untouched.
-    const [row] = await runner.em
-      .getConnection()
-      .execute<{ found: string | null }[]>(`select to_regclass('mikro_orm_migrations')::text as found`);
+    const [row] = await executeBound<{ found: string | null }>(
+      runner.em.fork(),
+      `select to_regclass('mikro_orm_migrations')::text as found`,
+    );
     if (!row?.found) return migrationsList.map((m) => m.name);
     return (await runner.migrator.getPending()).map((m) => m.name);
   } finally {

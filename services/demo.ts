@@ -3,8 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError } from '../contract/errors.js';
 import { signUp } from './accounts/owners.js';
 import { addOwnerToStore } from './accounts/stores.js';
-import { Store } from '../db/entities/store.js';
-import { createKey, createStore } from './stores.js';
+import type { Store } from '../db/entities/store.js';
+import { anyStoreExists, createKey, createStore } from './stores.js';
 import { insertProducts } from './catalog/create.js';
 import { DEMO_PRODUCTS } from './catalog/demo-products.js';
 
@@ -21,7 +21,7 @@ export const DEMO_OWNER_EMAIL = 'owner@demo.example';
 /** On an empty database, creates a demo store with a secret and a publishable key a few products,
  * and an owner account for the dashboard; otherwise null. */
 export async function seedDemoStore(em: EntityManager, publicUrl: string): Promise<DemoStore | null> {
-  if ((await em.count(Store, {})) > 0) return null;
+  if (await anyStoreExists(em)) return null;
   const store = await createStore(em, { name: 'Demo Store', currency: 'USD', standardDeliveryFee: '5' });
   const secret = await createKey(em, store.id, { kind: 'secret', label: 'demo secret key' });
   const publishable = await createKey(em, store.id, {

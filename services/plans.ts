@@ -1,5 +1,6 @@
+import { executeBound } from '../db/bound.js';
 import { writeTransaction } from '../db/transaction.js';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityDictionary, EntityManager } from '@mikro-orm/postgresql';
 import { Store } from '../db/entities/store.js';
 import { enqueueHandOffs } from '../db/outbox.js';
 import { iso } from '../domain/dates.js';
@@ -14,12 +15,17 @@ import { planEndChanged, signalWithStart, workflowIds, workflows } from '../work
  */
 export async function setStorePlan(em: EntityManager, storeId: string, plan: StorePlan, paidUntil: Date | null): Promise<Store | null> {
   return writeTransaction(em, async (tx) => {
-    const store = await tx.findOne(Store, storeId);
-    if (!store) return null;
-    const hadEnd = store.paidUntil != null;
-    store.plan = plan;
-    store.paidUntil = paidUntil;
-    await tx.flush();
+    const [before] = await executeBound<EntityDictionary<Store>>(tx, `select * from stores where id = ? for update`, [storeId]);
+    if (!before) return null;
+    const hadEnd = before.paid_until != null;
+    // Only a change is written (and moves updated_at).
+    const [after] = await executeBound<EntityDictionary<Store>>(
+      tx,
+      `update stores set plan = ?, paid_until = ?::timestamptz, updated_at = now()
+       where id = ? and (plan is distinct from ? or paid_until is distinct from ?::timestamptz) returning *`,
+      [plan, paidUntil, storeId, plan, paidUntil],
+    );
+    const store = tx.map(Store, after ?? before);
     if (hadEnd || paidUntil) {
       const end = paidUntil?.toISOString() ?? null;
       await enqueueHandOffs(tx, [
@@ -50,7 +56,8 @@ export async function endPaidPlan(
 ): Promise<{ fellBack: boolean; paidUntil: string | null }> {
   // Compared to the millisecond, as the workflow carries it (ISO 8601). The outer select reads the row as
   // it was before the update: only used when nothing was updated.
-  const [row] = await em.execute<{ fell_back: boolean; paid_until: string | Date | null }[]>(
+  const [row] = await executeBound<{ fell_back: boolean; paid_until: string | Date | null }>(
+    em,
     `with done as (
        update stores set plan = 'free', updated_at = now()
        where id = ? and plan = 'paid' and date_trunc('milliseconds', paid_until) = ?::timestamptz returning id

@@ -1,3 +1,4 @@
+import { executeBound } from '../db/bound.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { openSecretWith, sealSecret } from '../domain/secret-box.js';
 
@@ -27,7 +28,8 @@ export interface ResealResult {
 export async function resealSecrets(em: EntityManager, keys: readonly Buffer[]): Promise<ResealResult> {
   const result: ResealResult = { resealed: { webhook_endpoints: 0, connections: 0, chat_settings: 0, vapid_keys: 0 }, unreadable: 0 };
   for (const { table, column, key, type } of SEALED_COLUMNS) {
-    const rows = await em.execute<{ id: string; sealed: string }[]>(
+    const rows = await executeBound<{ id: string; sealed: string }>(
+      em,
       `select ${key}::text as id, ${column} as sealed from ${table} where ${column} is not null order by ${key}`,
     );
     for (const row of rows) {
@@ -39,7 +41,8 @@ export async function resealSecrets(em: EntityManager, keys: readonly Buffer[]):
         continue;
       }
       if (opened.keyIndex === 0) continue;
-      const [changed] = await em.execute<{ n: number }[]>(
+      const [changed] = await executeBound<{ n: number }>(
+        em,
         `with moved as (update ${table} set ${column} = ? where ${key} = ?::${type} and ${column} = ? returning 1) select count(*)::int as n from moved`,
         [sealSecret(keys[0]!, opened.plain), row.id, row.sealed],
       );

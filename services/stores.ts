@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityDictionary, EntityManager } from '@mikro-orm/postgresql';
 import { ApiError } from '../contract/errors.js';
+import { executeBound } from '../db/bound.js';
 import { ApiKey } from '../db/entities/api-key.js';
 import { Store } from '../db/entities/store.js';
 import { displayPrefix, generateKey, hashKey } from '../domain/api-keys.js';
@@ -44,7 +45,7 @@ export async function createStore(em: EntityManager, input: NewStore): Promise<S
     input.standardDeliveryFee ?? '0',
   ];
   for (let attempt = 1; attempt <= MAX_SLUG_ATTEMPTS; attempt++) {
-    const [row] = await em.execute<EntityDictionary<Store>[]>(INSERT_STORE, values);
+    const [row] = await executeBound<EntityDictionary<Store>>(em, INSERT_STORE, values);
     if (row) return em.map(Store, row);
   }
   throw new Error(`no free slug for ${base} after ${MAX_SLUG_ATTEMPTS} attempts`);
@@ -52,10 +53,30 @@ export async function createStore(em: EntityManager, input: NewStore): Promise<S
 
 /** A store and all its keys, revoked ones included, oldest first; null when no such store. */
 export async function findStoreWithKeys(em: EntityManager, storeId: string): Promise<{ store: Store; keys: ApiKey[] } | null> {
-  const store = await em.findOne(Store, storeId);
-  if (!store) return null;
-  const keys = await em.find(ApiKey, { store: storeId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-  return { store, keys };
+  const [row] = await executeBound<EntityDictionary<Store>>(em, `select * from stores where id = ?`, [storeId]);
+  if (!row) return null;
+  const keys = await executeBound<EntityDictionary<ApiKey>>(em, `select * from api_keys where store_id = ? order by created_at, id`, [
+    storeId,
+  ]);
+  return { store: em.map(Store, row), keys: keys.map((key) => em.map(ApiKey, key)) };
+}
+
+/** Every store, oldest first. */
+export async function listStores(em: EntityManager): Promise<Store[]> {
+  const rows = await executeBound<EntityDictionary<Store>>(em, `select * from stores order by created_at, id`);
+  return rows.map((row) => em.map(Store, row));
+}
+
+/** Whether a store with this id exists. */
+export async function storeExists(em: EntityManager, storeId: string): Promise<boolean> {
+  const [row] = await executeBound<{ found: boolean }>(em, `select exists (select 1 from stores where id = ?) as found`, [storeId]);
+  return row!.found;
+}
+
+/** Whether any store exists at all. */
+export async function anyStoreExists(em: EntityManager): Promise<boolean> {
+  const [row] = await executeBound<{ found: boolean }>(em, `select exists (select 1 from stores) as found`);
+  return row!.found;
 }
 
 export interface NewKey {
@@ -74,28 +95,33 @@ export async function createKey(em: EntityManager, storeId: string, input: NewKe
     throw new ApiError('invalid_request', 'only a secret key can be a connection key', 'kind');
   const plain = generateKey(input.kind);
   const scopes = input.connectionId ? [...CONNECTION_SCOPES] : scopesFor(input.kind, input.scopes);
-  const key = em.create(ApiKey, {
-    id: randomUUID(),
-    store: em.getReference(Store, storeId),
-    kind: input.kind,
-    keyHash: hashKey(plain),
-    prefix: displayPrefix(plain),
-    scopes,
-    origins: input.kind === 'publishable' ? (input.origins ?? []).map(normalizeOrigin) : [],
-    connectionId: input.connectionId ?? null,
-    label: input.label ?? null,
-  });
-  await em.flush();
-  return { key, plain };
+  const [row] = await executeBound<EntityDictionary<ApiKey>>(
+    em,
+    `insert into api_keys (id, store_id, kind, key_hash, prefix, scopes, origins, connection_id, label)
+     values (?, ?, ?, ?, ?, ?::text[], ?::text[], ?, ?) returning *`,
+    [
+      randomUUID(),
+      storeId,
+      input.kind,
+      hashKey(plain),
+      displayPrefix(plain),
+      scopes,
+      input.kind === 'publishable' ? (input.origins ?? []).map(normalizeOrigin) : [],
+      input.connectionId ?? null,
+      input.label ?? null,
+    ],
+  );
+  return { key: em.map(ApiKey, row!), plain };
 }
 
 /** Revokes a key; effective from the next request, since every request looks the key up. */
 export async function revokeKey(em: EntityManager, keyId: string): Promise<ApiKey | null> {
-  const key = await em.findOne(ApiKey, keyId);
-  if (!key) return null;
-  key.revokedAt ??= new Date();
-  await em.flush();
-  return key;
+  const [row] = await executeBound<EntityDictionary<ApiKey>>(
+    em,
+    `update api_keys set revoked_at = coalesce(revoked_at, now()) where id = ? returning *`,
+    [keyId],
+  );
+  return row ? em.map(ApiKey, row) : null;
 }
 
 /** An allowed website as browsers send it in Origin: scheme://host[:port], no path; anything else is 400 naming origins. */

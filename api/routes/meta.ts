@@ -1,3 +1,4 @@
+import { executeBound } from '../../db/bound.js';
 import type { FastifyInstance } from 'fastify';
 import { buildInfo } from '../../config/build-info.js';
 import { ENDPOINTS } from '../access.js';
@@ -54,13 +55,10 @@ export async function metaRoutes(app: FastifyInstance) {
   app.get('/healthz', { config: { unmetered: true } }, async () => ({ ok: true, version: buildInfo().version }));
   const readiness = sharedReadiness(async () => {
     const [database, temporal] = await Promise.all([
-      app.orm.em
-        .getConnection()
-        .execute('select 1', [], 'all')
-        .then(
-          () => true,
-          () => false,
-        ),
+      executeBound(app.orm.em.fork(), 'select 1').then(
+        () => true,
+        () => false,
+      ),
       isTemporalReachable(app.temporal),
     ]);
     return { database, temporal };

@@ -44,7 +44,7 @@ export const bigint = () => new Column<string, false>('bigint', false, false);
 export const numeric = (precision: number, scale: number) =>
   new Column<string, false>('numeric', false, false, undefined, [precision, scale]);
 export const jsonb = <T>() => new Column<T, false>('jsonb', false, false);
-/** A Date from pg's own parser, the text PostgreSQL printed from em.execute: new Date(value) reads both. */
+/** A Date from pg's own parser, or the text PostgreSQL printed (executeBound hands timestamps back as text): new Date(value) reads both. */
 export const timestamptz = () => new Column<Date | string, false>('timestamptz', false, false);
 
 export type Columns = Record<string, Column<unknown, boolean>>;

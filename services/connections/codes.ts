@@ -1,3 +1,4 @@
+import { executeBound } from '../../db/bound.js';
 import { writeTransaction } from '../../db/transaction.js';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -24,8 +25,9 @@ const hashCode = (code: string) => createHash('sha256').update(code).digest('hex
  * never pass the limit together; the count is a separate statement so it sees what the lock waited for.
  */
 export async function connectionAllowance(em: EntityManager, storeId: string, lock = false) {
-  if (lock) await em.execute(`select 1 from stores where id = ? for update`, [storeId]);
-  const [row] = await em.execute<{ plan: StorePlan; paid_until: Date | string | null; active: number }[]>(
+  if (lock) await executeBound(em, `select 1 from stores where id = ? for update`, [storeId]);
+  const [row] = await executeBound<{ plan: StorePlan; paid_until: Date | string | null; active: number }>(
+    em,
     `select s.plan, s.paid_until, (select count(*)::int from connections c where c.store_id = s.id and c.status = 'active') as active from stores s where s.id = ?`,
     [storeId],
   );
@@ -59,7 +61,8 @@ export async function approveConnection(
     if (allowance.full) throw planLimitReached(allowance);
     const code = randomBytes(32).toString('base64url');
     const codeId = randomUUID();
-    const [row] = await tx.execute<{ expires_at: Date }[]>(
+    const [row] = await executeBound<{ expires_at: Date }>(
+      tx,
       `insert into connect_codes (id, code_hash, store_id, platform, site_host, site_url, shop_name, currency, expires_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, now() + make_interval(secs => ?)) returning expires_at`,
       [
@@ -96,9 +99,15 @@ export async function exchangeCode(em: EntityManager, input: { code: string; sit
   const host = shopHost(input.siteUrl);
   if (!host) throw refuse('site_url must be the shop’s http(s) address.', 'site_url');
   return writeTransaction(em, async (tx) => {
-    const [code] = await tx.execute<
-      { id: string; store_id: string; platform: Platform; site_url: string; shop_name: string | null; currency: string | null }[]
-    >(
+    const [code] = await executeBound<{
+      id: string;
+      store_id: string;
+      platform: Platform;
+      site_url: string;
+      shop_name: string | null;
+      currency: string | null;
+    }>(
+      tx,
       `update connect_codes set used_at = now()
        where code_hash = ? and used_at is null and expired_at is null and expires_at > now() and site_host = ?
        returning id, store_id, platform, site_url, shop_name, currency`,
@@ -116,7 +125,7 @@ export async function exchangeCode(em: EntityManager, input: { code: string; sit
       secretsKey: input.secretsKey,
     });
     const connectionId = created.connection_id;
-    await tx.execute(`update connect_codes set connection_id = ? where id = ?`, [connectionId, code.id]);
+    await executeBound(tx, `update connect_codes set connection_id = ? where id = ?`, [connectionId, code.id]);
     await enqueueHandOffs(tx, [
       signalWithStart(workflows.connectCode, {
         workflowId: workflowIds.connectCode(code.id),
@@ -142,7 +151,8 @@ export async function createConnection(
   if (!host) throw new ApiError('invalid_request', 'site_url must be an http(s) address.', 'site_url');
   const connectionId = randomUUID();
   const webhookSecret = generateWebhookSecret();
-  await tx.execute(
+  await executeBound(
+    tx,
     `insert into connections (id, store_id, platform, status, shop_url, shop_host, site_url, shop_name, currency, webhook_secret_sealed)
      values (?, ?, ?, 'active', ?, ?, ?, ?, ?, ?)`,
     [
@@ -163,7 +173,8 @@ export async function createConnection(
 
 /** Marks a code expired when its time is up and it was not used (the code workflow's timer calls this). */
 export async function expireCode(em: EntityManager, codeId: string): Promise<boolean> {
-  const rows = await em.execute<{ id: string }[]>(
+  const rows = await executeBound<{ id: string }>(
+    em,
     `update connect_codes set expired_at = now() where id = ? and used_at is null and expired_at is null returning id`,
     [codeId],
   );

@@ -1,3 +1,4 @@
+import { executeBound } from '../../db/bound.js';
 import { writeTransaction } from '../../db/transaction.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError } from '../../contract/errors.js';
@@ -41,7 +42,8 @@ export async function recordHeartbeat(
     const target = await checkTarget(beat.push_url, opts.policy, opts.resolve);
     if (!target.ok) throw new ApiError('invalid_request', `push_url ${target.reason}.`, 'push_url');
   }
-  const [row] = await em.execute<ConnectionRow[]>(
+  const [row] = await executeBound<ConnectionRow>(
+    em,
     `update connections set
        plugin_version = coalesce(?, plugin_version), platform_version = coalesce(?, platform_version),
        shop_name = coalesce(?, shop_name), currency = coalesce(?, currency), site_url = coalesce(?, site_url),
@@ -68,10 +70,11 @@ export async function recordHeartbeat(
 /** Disconnects: the connection's keys stop working from the next request, pushes stop, copied orders stay. */
 export async function disconnect(em: EntityManager, connectionId: string): Promise<void> {
   await writeTransaction(em, async (tx) => {
-    await tx.execute(
+    await executeBound(
+      tx,
       `update connections set status = 'disconnected', disconnected_at = now(), status_detail = 'disconnected by the plugin', updated_at = now() where id = ?`,
       [connectionId],
     );
-    await tx.execute(`update api_keys set revoked_at = coalesce(revoked_at, now()) where connection_id = ?`, [connectionId]);
+    await executeBound(tx, `update api_keys set revoked_at = coalesce(revoked_at, now()) where connection_id = ?`, [connectionId]);
   });
 }

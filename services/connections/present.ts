@@ -1,3 +1,4 @@
+import { executeBound } from '../../db/bound.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { storeUrls } from '../../contract/urls.js';
 import { isoOrNull } from '../../domain/dates.js';
@@ -23,7 +24,7 @@ export interface ConnectionRow {
 
 /** The connected store as the plugin sees it. */
 export async function connectedStore(em: EntityManager, storeId: string, publicUrl: string) {
-  const [store] = await em.execute<{ id: string; name: string; slug: string }[]>(`select id, name, slug from stores where id = ?`, [
+  const [store] = await executeBound<{ id: string; name: string; slug: string }>(em, `select id, name, slug from stores where id = ?`, [
     storeId,
   ]);
   return {
@@ -37,7 +38,8 @@ export async function connectedStore(em: EntityManager, storeId: string, publicU
 
 /** The Connection object, with orders_synced and last_order_at read from the orders themselves. */
 export async function presentConnection(em: EntityManager, row: ConnectionRow) {
-  const [stats] = await em.execute<{ n: number; last: Date | null }[]>(
+  const [stats] = await executeBound<{ n: number; last: Date | null }>(
+    em,
     `select count(*)::int as n, max(created_at) as last from orders where connection_id = ?`,
     [row.id],
   );
@@ -54,6 +56,6 @@ export async function presentConnection(em: EntityManager, row: ConnectionRow) {
 
 /** A connection of the store by id, or null. */
 export async function findConnection(em: EntityManager, id: string): Promise<ConnectionRow | null> {
-  const rows = await em.execute<ConnectionRow[]>(`select * from connections where id = ?`, [id]);
+  const rows = await executeBound<ConnectionRow>(em, `select * from connections where id = ?`, [id]);
   return rows[0] ?? null;
 }

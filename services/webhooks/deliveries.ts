@@ -1,3 +1,4 @@
+import { executeBound } from '../../db/bound.js';
 import { writeTransaction } from '../../db/transaction.js';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -32,9 +33,10 @@ export async function listDeliveries(
   storeId: string,
   opts: { failedOnly?: boolean; limit?: number } = {},
 ): Promise<DeliveryView[]> {
-  const rows = await em.execute<
-    (Omit<DeliveryView, 'created_at' | 'attempted_at'> & { created_at: Date | string; attempted_at: Date | string | null })[]
+  const rows = await executeBound<
+    Omit<DeliveryView, 'created_at' | 'attempted_at'> & { created_at: Date | string; attempted_at: Date | string | null }
   >(
+    em,
     `select d.id, d.endpoint_id, e.url, d.event_id, d.event_type, d.order_id, d.status, d.response_status, d.error, d.duration_ms, d.replay_of, d.workflow_id, d.run_id, d.activity_id, d.created_at, d.attempted_at
      from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
      where d.store_id = ?${opts.failedOnly ? ` and d.status = 'failed'` : ''}
@@ -69,9 +71,15 @@ export async function replayDelivery(
   opts: { metered?: boolean } = {},
 ): Promise<ReplayOutcome | null> {
   return writeTransaction(em, async (tx) => {
-    const [original] = await tx.execute<
-      { id: string; store_id: string; endpoint_id: string; event_id: string; event_type: string; order_id: string }[]
-    >(
+    const [original] = await executeBound<{
+      id: string;
+      store_id: string;
+      endpoint_id: string;
+      event_id: string;
+      event_type: string;
+      order_id: string;
+    }>(
+      tx,
       `select d.id, d.store_id, d.endpoint_id, d.event_id, d.event_type, d.order_id from webhook_deliveries d
        join webhook_endpoints e on e.id = d.endpoint_id and e.deleted_at is null where d.id = ?`,
       [deliveryId],
@@ -82,10 +90,11 @@ export async function replayDelivery(
       if (wait !== null) return { retryAfterSeconds: wait };
     }
     const root = (
-      await tx.execute<{ root: string }[]>(`select coalesce(replay_of, id) as root from webhook_deliveries where id = ?`, [deliveryId])
+      await executeBound<{ root: string }>(tx, `select coalesce(replay_of, id) as root from webhook_deliveries where id = ?`, [deliveryId])
     )[0]!.root;
     const id = randomUUID();
-    await tx.execute(
+    await executeBound(
+      tx,
       `insert into webhook_deliveries (id, store_id, endpoint_id, event_id, event_type, order_id, replay_of) values (?, ?, ?, ?, ?, ?, ?)`,
       [id, original.store_id, original.endpoint_id, original.event_id, original.event_type, original.order_id, root],
     );
@@ -116,8 +125,9 @@ export async function replayDelivery(
 
 /** Seconds until the store may send again, or null when it is within REPLAY_BUDGET; holds the store's replay lock to commit. */
 async function replayWait(tx: EntityManager, storeId: string): Promise<number | null> {
-  await tx.execute(`select pg_advisory_xact_lock(hashtextextended('webhook-replay:' || ?::text, 0))`, [storeId]);
-  const [row] = await tx.execute<{ n: number; oldest: number | null }[]>(
+  await executeBound(tx, `select pg_advisory_xact_lock(hashtextextended('webhook-replay:' || ?::text, 0))`, [storeId]);
+  const [row] = await executeBound<{ n: number; oldest: number | null }>(
+    tx,
     `select count(*)::int as n, extract(epoch from now() - min(created_at))::float8 as oldest from webhook_deliveries
      where store_id = ? and replay_of is not null and created_at > now() - make_interval(secs => ?)`,
     [storeId, REPLAY_BUDGET.windowSeconds],

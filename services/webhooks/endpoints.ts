@@ -1,3 +1,4 @@
+import { executeBound } from '../../db/bound.js';
 import { writeTransaction } from '../../db/transaction.js';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -37,18 +38,20 @@ export async function createEndpoint(
   const id = randomUUID();
   return writeTransaction(em, async (tx) => {
     // Serialises creations per store, so the count check below cannot be raced past.
-    await tx.execute(`select id from stores where id = ? for update`, [input.storeId]);
-    const [{ n }] = (await tx.execute<{ n: number }[]>(
+    await executeBound(tx, `select id from stores where id = ? for update`, [input.storeId]);
+    const [{ n }] = (await executeBound<{ n: number }>(
+      tx,
       `select count(*)::int as n from webhook_endpoints where store_id = ? and deleted_at is null`,
       [input.storeId],
     )) as [{ n: number }];
     if (n >= MAX_ENDPOINTS_PER_STORE)
       throw new ApiError('conflict', `A store may have at most ${MAX_ENDPOINTS_PER_STORE} webhook endpoints; delete one first.`);
-    const rows = await tx.execute<EndpointRow[]>(
+    const rows = await executeBound<EndpointRow>(
+      tx,
       `insert into webhook_endpoints (id, store_id, url, events, secret_sealed) values (?, ?, ?, ?::text[], ?)
        on conflict (store_id, url) where deleted_at is null do nothing
        returning id, url, events, active, created_at`,
-      [id, input.storeId, url, `{${input.events.map((e) => `"${e}"`).join(',')}}`, sealSecret(input.secretsKey, secret)],
+      [id, input.storeId, url, input.events, sealSecret(input.secretsKey, secret)],
     );
     if (rows.length === 0) throw new ApiError('conflict', 'This URL is already registered as a webhook endpoint of this store.', 'url');
     const { active: _a, created_at: _c, ...created } = view(rows[0]!);
@@ -58,7 +61,8 @@ export async function createEndpoint(
 
 /** The store's endpoints, newest first, never with their secrets. */
 export async function listEndpoints(em: EntityManager, storeId: string) {
-  const rows = await em.execute<EndpointRow[]>(
+  const rows = await executeBound<EndpointRow>(
+    em,
     `select id, url, events, active, created_at from webhook_endpoints where store_id = ? and deleted_at is null order by created_at desc, id desc`,
     [storeId],
   );
@@ -70,12 +74,14 @@ export async function deleteEndpoint(em: EntityManager, storeId: string, id: str
   // Only a well-formed uuid can name an endpoint (anything else would fail the cast in PostgreSQL).
   if (!isUuid(id)) throw notFound('webhook');
   return writeTransaction(em, async (tx) => {
-    const rows = await tx.execute<{ id: string }[]>(
+    const rows = await executeBound<{ id: string }>(
+      tx,
       `update webhook_endpoints set active = false, deleted_at = now() where id = ? and store_id = ? and deleted_at is null returning id`,
       [id, storeId],
     );
     if (rows.length === 0) throw notFound('webhook');
-    await tx.execute(
+    await executeBound(
+      tx,
       `update webhook_deliveries set status = 'cancelled', error = 'endpoint deleted', finished_at = now() where endpoint_id = ? and status = 'pending'`,
       [id],
     );

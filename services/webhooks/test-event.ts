@@ -1,3 +1,4 @@
+import { executeBound } from '../../db/bound.js';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isUuid } from '../../domain/uuid.js';
@@ -13,7 +14,8 @@ export const TEST_EVENTS_PER_MINUTE = 5;
  * process, like the key limits); the seconds to wait when the budget is spent, null when it may go.
  */
 export async function reserveTestEvent(em: EntityManager, storeId: string): Promise<number | null> {
-  const [row] = await em.execute<{ count: number; wait: number }[]>(
+  const [row] = await executeBound<{ count: number; wait: number }>(
+    em,
     `insert into rate_limit_counters as c (bucket, window_start, count)
      values (?, date_trunc('minute', now()), 1)
      on conflict (bucket, window_start) do update set count = c.count + 1
@@ -34,7 +36,8 @@ export async function testDelivery(
   endpointId: string,
 ): Promise<{ claimed: ClaimedDelivery; body: Buffer } | null> {
   if (!isUuid(endpointId)) return null;
-  const [row] = await em.execute<{ id: string; url: string; secret_sealed: string }[]>(
+  const [row] = await executeBound<{ id: string; url: string; secret_sealed: string }>(
+    em,
     `select id, url, secret_sealed from webhook_endpoints where id = ? and store_id = ? and deleted_at is null`,
     [endpointId, store.id],
   );

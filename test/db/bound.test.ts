@@ -48,3 +48,17 @@ describe('values are bound, not inlined', () => {
     );
   });
 });
+
+describe('one value per placeholder', () => {
+  it('a statement with more or fewer values than ? marks is refused before it is sent', async () => {
+    await expect(executeBound(orm.em.fork(), `select id from ${table} where id = ? and body = ?`, [1])).rejects.toThrow(
+      /2 placeholder\(s\) for 1 value\(s\)/,
+    );
+    await expect(executeBound(orm.em.fork(), `select id from ${table}`, [1])).rejects.toThrow(/0 placeholder\(s\) for 1 value\(s\)/);
+  });
+
+  it('typed rows: the caller names the row type; values may be left out when there are none', async () => {
+    const rows = await executeBound<{ n: number }>(orm.em.fork(), `select count(*)::int as n from ${table}`);
+    expect(typeof rows[0]!.n).toBe('number');
+  });
+});

@@ -3,10 +3,10 @@ import { iso, isoOrNull } from '../../../domain/dates.js';
 import { approveConnection, PLATFORMS } from '../../../services/connections/codes.js';
 import { findConnection } from '../../../services/connections/present.js';
 import { listUpdates, presentUpdate, replayUpdates } from '../../../services/connections/updates.js';
-import { Store } from '../../../db/entities/store.js';
 import { idOption } from '../args.js';
 import { defineCommand, fields } from '../command.js';
 import { CommandError } from '../errors.js';
+import { storeExists } from '../../../services/stores.js';
 
 const connectionApprove = defineCommand({
   name: 'connection approve',
@@ -19,7 +19,7 @@ const connectionApprove = defineCommand({
     'site-url': z.url({ protocol: /^https?$/, error: 'must be the shop’s http(s) address' }),
   }),
   async run({ em, config }, input) {
-    if (!(await em.count(Store, { id: input.store }))) throw new CommandError(`no store ${input.store}`);
+    if (!(await storeExists(em, input.store))) throw new CommandError(`no store ${input.store}`);
     // A store at its plan's limit is an ApiError (conflict): printed as a command error.
     const { code, expires_at } = await approveConnection(em, {
       storeId: input.store,

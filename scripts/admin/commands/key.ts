@@ -2,8 +2,7 @@ import { ApiError } from '../../../contract/errors.js';
 import { z } from '../../../contract/zod.js';
 import { KEY_KINDS } from '../../../db/entities/api-key.js';
 import { SCOPES } from '../../../domain/scopes.js';
-import { createKey, normalizeOrigin, revokeKey } from '../../../services/stores.js';
-import { Store } from '../../../db/entities/store.js';
+import { createKey, normalizeOrigin, revokeKey, storeExists } from '../../../services/stores.js';
 import { idOption, listOption } from '../args.js';
 import { defineCommand, fields } from '../command.js';
 import { CommandError, UsageError } from '../errors.js';
@@ -38,7 +37,7 @@ const keyCreate = defineCommand({
   }),
   async run({ em }, input) {
     if (input.origins && input.kind !== 'publishable') throw new UsageError('--origins applies to publishable keys only');
-    if (!(await em.count(Store, { id: input.store }))) throw new CommandError(`no store ${input.store}`);
+    if (!(await storeExists(em, input.store))) throw new CommandError(`no store ${input.store}`);
     let created;
     try {
       created = await createKey(em, input.store, { kind: input.kind, scopes: input.scopes, origins: input.origins });

@@ -1,6 +1,6 @@
+import { executeBound } from '../../../db/bound.js';
 import { z } from '../../../contract/zod.js';
-import { Store } from '../../../db/entities/store.js';
-import { findStoreWithKeys } from '../../../services/stores.js';
+import { findStoreWithKeys, listStores, storeExists } from '../../../services/stores.js';
 import { idOption } from '../args.js';
 import { defineCommand, fields } from '../command.js';
 import { CommandError } from '../errors.js';
@@ -20,7 +20,7 @@ const storeList = defineCommand({
   options: {},
   input: z.object({}),
   async run({ config, em }) {
-    const stores = await em.find(Store, {}, { orderBy: { createdAt: 'asc', id: 'asc' } });
+    const stores = await listStores(em);
     const views = stores.map((s) => storeView(config, s));
     return { json: { stores: views }, text: lines('stores', views) };
   },
@@ -47,7 +47,8 @@ const ownerList = defineCommand({
   options: {},
   input: z.object({}),
   async run({ em }) {
-    const rows = await em.execute<{ id: string; email: string; created_at: Date; stores: string[] }[]>(
+    const rows = await executeBound<{ id: string; email: string; created_at: Date; stores: string[] }>(
+      em,
       `select o.id, o.email, o.created_at, coalesce(array_agg(os.store_id::text order by os.created_at) filter (where os.store_id is not null), '{}') as stores
          from owners o left join owner_stores os on os.owner_id = o.id
         group by o.id order by o.created_at, o.id`,
@@ -64,8 +65,9 @@ const webhooksList = defineCommand({
   options: { store: 'string' },
   input: z.object({ store: idOption('store') }),
   async run({ em }, input) {
-    if (!(await em.findOne(Store, input.store))) throw new CommandError(`no store ${input.store}`);
-    const rows = await em.execute<{ id: string; url: string; events: string[]; active: boolean; created_at: Date }[]>(
+    if (!(await storeExists(em, input.store))) throw new CommandError(`no store ${input.store}`);
+    const rows = await executeBound<{ id: string; url: string; events: string[]; active: boolean; created_at: Date }>(
+      em,
       `select id, url, events, active, created_at from webhook_endpoints
         where store_id = ? and deleted_at is null order by created_at, id`,
       [input.store],

@@ -1,3 +1,4 @@
+import { executeBound } from '../../../db/bound.js';
 import { z } from '../../../contract/zod.js';
 import type { OrderRow } from '../../../db/tables/orders.js';
 import { iso } from '../../../domain/dates.js';
@@ -25,20 +26,29 @@ const ordersShow = defineCommand({
     ].filter(Boolean) as (readonly [string, string])[];
     if (by.length !== 1) throw new UsageError('give exactly one of --number, --external-id or --id');
     const [column, value] = by[0]!;
-    const rows = await em.execute<OrderRow[]>(
+    const rows = await executeBound<OrderRow>(
+      em,
       `select * from orders where store_id = ? and ${column} = ? order by created_at desc limit 2`,
       [input.store, value],
     );
     if (rows.length === 0) throw new CommandError(`no order with ${column} ${value} in store ${input.store}`);
     if (rows.length > 1) throw new CommandError(`several orders have ${column} ${value} (one per connected shop); use --id`);
     const order = presentOrder(rows[0]!, config.publicUrl);
-    const history = await em.execute<{ status: string; comment: string | null; actor: string; created_at: Date }[]>(
+    const history = await executeBound<{ status: string; comment: string | null; actor: string; created_at: Date }>(
+      em,
       `select status, comment, actor, created_at from order_status_history where order_id = ? order by id`,
       [order.id],
     );
-    const events = await em.execute<
-      { id: string; type: string; backfill: boolean; actor: string; created_at: Date; dispatched_at: Date | null }[]
-    >(`select id, type, backfill, actor, created_at, dispatched_at from order_events where order_id = ? order by created_at`, [order.id]);
+    const events = await executeBound<{
+      id: string;
+      type: string;
+      backfill: boolean;
+      actor: string;
+      created_at: Date;
+      dispatched_at: Date | null;
+    }>(em, `select id, type, backfill, actor, created_at, dispatched_at from order_events where order_id = ? order by created_at`, [
+      order.id,
+    ]);
     const json = { order, history, events };
     const text = [
       `Temporal: webhook deliveries are sent by workflow webhook-lane/${input.store} (replays: webhook-delivery/<event id>/<endpoint id>/replay-<delivery id>)`,

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { z } from '../../../contract/zod.js';
-import { Store } from '../../../db/entities/store.js';
 import { findOwnerByEmail, signUp } from '../../../services/accounts/owners.js';
 import { issuePasswordReset, RESET_TTL_SECONDS } from '../../../services/accounts/passwords.js';
 import { addOwnerToStore } from '../../../services/accounts/stores.js';
 import { idOption } from '../args.js';
 import { defineCommand, fields } from '../command.js';
 import { CommandError } from '../errors.js';
+import { storeExists } from '../../../services/stores.js';
 
 const ownerAdd = defineCommand({
   name: 'owner add',
@@ -16,7 +16,7 @@ const ownerAdd = defineCommand({
   options: { email: 'string', store: 'string' },
   input: z.object({ email: z.string().min(3).max(254), store: idOption('store') }),
   async run({ em, config }, input) {
-    if (!(await em.count(Store, { id: input.store }))) throw new CommandError(`no store ${input.store}`);
+    if (!(await storeExists(em, input.store))) throw new CommandError(`no store ${input.store}`);
     const existing = await findOwnerByEmail(em, input.email);
     const dashboard = `${config.publicUrl}/dashboard/stores/${input.store}`;
     if (existing) {

@@ -1,10 +1,10 @@
 import { z } from '../../../contract/zod.js';
-import { Store } from '../../../db/entities/store.js';
 import { listDeliveries, replayDelivery } from '../../../services/webhooks/deliveries.js';
 import { workflowIds } from '../../../workflows/definitions.js';
 import { idOption } from '../args.js';
 import { defineCommand } from '../command.js';
 import { CommandError } from '../errors.js';
+import { storeExists } from '../../../services/stores.js';
 
 const webhooksDeliveries = defineCommand({
   name: 'webhooks deliveries',
@@ -18,7 +18,7 @@ const webhooksDeliveries = defineCommand({
     limit: z.coerce.number({ error: 'must be a number from 1 to 500' }).int().min(1).max(500).default(50),
   }),
   async run({ em }, input) {
-    if (!(await em.count(Store, { id: input.store }))) throw new CommandError(`no store ${input.store}`);
+    if (!(await storeExists(em, input.store))) throw new CommandError(`no store ${input.store}`);
     const deliveries = await listDeliveries(em, input.store, { failedOnly: input.failed, limit: input.limit });
     const text = deliveries.length
       ? deliveries
