@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../db/bound.js';
 import { priceCart, type CartLine, type CartProduct, type PricedCart } from '../../domain/cart.js';
 import { toUnits } from '../../domain/money.js';
 import { toCartProduct, type ProductRow, type StoreFacts } from '../catalog/product-row.js';
-import { textArray } from '../../db/sql-array.js';
 
 /**
  * The store's products named by the lines, keyed by id (another store's ids are simply absent). With
@@ -15,9 +15,10 @@ export async function loadCartProducts(
   lock = false,
 ): Promise<Map<string, CartProduct>> {
   const ids = [...new Set(lines.map((l) => l.product_id))];
-  const rows = await em.execute<ProductRow[]>(
+  const rows = await executeBound<ProductRow>(
+    em,
     `select * from products where store_id = ? and id = any(?::uuid[]) order by id${lock ? ' for update' : ''}`,
-    [storeId, textArray(ids)],
+    [storeId, ids],
   );
   return new Map(rows.map((row) => [row.id, toCartProduct(row)]));
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../db/bound.js';
 import type { CartLine } from '../../domain/cart.js';
 import { hashCheckoutToken, isWellFormedToken } from '../../domain/checkout-token.js';
 import { sellsCatalogue } from '../../domain/store-mode.js';
@@ -37,7 +38,8 @@ interface Row {
 /** The session of a cart token, or null for a malformed or unknown token. Expiry is read from the database clock every time. */
 export async function findCartSession(em: EntityManager, token: string): Promise<CartSession | null> {
   if (!isWellFormedToken(token)) return null;
-  const rows = await em.execute<Row[]>(
+  const rows = await executeBound<Row>(
+    em,
     `select c.id, c.status, c.lines, c.return_url, c.order_id, c.expires_at, (c.expires_at <= now()) as past_expiry,
        s.id as store_id, s.name as store_name, s.slug, s.currency, s.published, s.mode, s.standard_delivery_fee
      from checkout_sessions c join stores s on s.id = c.store_id where c.token_hash = ?`,
