@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../../db/bound.js';
+import { numbered, prepared, runPrepared } from '../../db/prepared.js';
 import { newSessionToken } from '../../domain/session-token.js';
 import type { Owner } from './owners.js';
 
@@ -31,15 +32,20 @@ export async function createSession(em: EntityManager, ownerId: string): Promise
   return { token, id };
 }
 
+// Every dashboard request reads its session: prepared, planned once per pooled connection.
+const FIND_SESSION = prepared(
+  numbered(`select s.id, s.owner_id, o.email, s.last_seen_at < now() - make_interval(secs => ?) as stale
+     from owner_sessions s join owners o on o.id = s.owner_id
+     where s.id = ? and s.expires_at > now() and s.last_seen_at > now() - make_interval(secs => ?)`),
+);
+
 /** The live session with this id and its owner, or null when unknown, idle too long, or past its absolute end. */
 export async function findSession(em: EntityManager, id: string): Promise<OwnerSession | null> {
-  const [row] = await executeBound<{ id: string; owner_id: string; email: string; stale: boolean }>(
-    em,
-    `select s.id, s.owner_id, o.email, s.last_seen_at < now() - make_interval(secs => ?) as stale
-     from owner_sessions s join owners o on o.id = s.owner_id
-     where s.id = ? and s.expires_at > now() and s.last_seen_at > now() - make_interval(secs => ?)`,
-    [TOUCH_AFTER_SECONDS, id, SESSION_IDLE_SECONDS],
-  );
+  const [row] = await runPrepared<{ id: string; owner_id: string; email: string; stale: boolean }>(em, FIND_SESSION, [
+    TOUCH_AFTER_SECONDS,
+    id,
+    SESSION_IDLE_SECONDS,
+  ]);
   if (!row) return null;
   if (row.stale) await executeBound(em, `update owner_sessions set last_seen_at = now() where id = ?`, [id]);
   return { id: row.id, owner: { id: row.owner_id, email: row.email } };

@@ -79,14 +79,13 @@ export async function findByNumber(
   return { rows, retryAfter: rows[0]?.retry_after ?? null };
 }
 
+// The order's tracking page: prepared like BY_NUMBER.
+const BY_ID = prepared(`${SELECT} from orders o join stores s on s.id = o.store_id where o.id = $1 and not o.archived`);
+
 /** One live order by its id (the tracking page's address), with the seconds left of a running lockout of its number. */
 export async function findById(em: EntityManager, orderId: string): Promise<{ row: TrackingRow | null; retryAfter: number | null }> {
   if (!isUuid(orderId)) return { row: null, retryAfter: null };
-  const [row] = await executeBound<TrackingRow>(
-    em,
-    `${SELECT} from orders o join stores s on s.id = o.store_id where o.id = ? and not o.archived`,
-    [orderId],
-  );
+  const [row] = await runPrepared<TrackingRow>(em, BY_ID, [orderId]);
   if (!row) return { row: null, retryAfter: null };
   return { row, retryAfter: await runningLockout(em, row.store_id, lockoutKeyOf(row)) };
 }
