@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../db/bound.js';
 import { ApiError } from '../../contract/errors.js';
 import { hashPassword, needsRehash, passwordProblem, verifyNothing, verifyPassword } from '../../domain/password.js';
 import { passwordHashing } from './hashing.js';
@@ -39,7 +40,8 @@ export async function signUp(em: EntityManager, emailText: string, password: str
   if (problem) throw problem;
   if (await findOwnerByEmail(em, email)) throw taken();
   const hash = await passwordHashing.run(() => hashPassword(password));
-  const rows = await em.execute<Owner[]>(
+  const rows = await executeBound<Owner>(
+    em,
     `insert into owners (id, email, password_hash) values (?, ?, ?) on conflict (email) do nothing returning id, email`,
     [randomUUID(), email, hash],
   );
@@ -51,7 +53,7 @@ export async function signUp(em: EntityManager, emailText: string, password: str
 export async function checkCredentials(em: EntityManager, emailText: string, password: string): Promise<Owner | null> {
   const email = normalizeEmail(emailText);
   if (password.length > 1000) return null;
-  const [row] = await em.execute<(Owner & { password_hash: string })[]>(`select id, email, password_hash from owners where email = ?`, [
+  const [row] = await executeBound<Owner & { password_hash: string }>(em, `select id, email, password_hash from owners where email = ?`, [
     email,
   ]);
   if (!row) return passwordHashing.run(() => verifyNothing(password)).then(() => null);
@@ -65,13 +67,14 @@ export async function checkCredentials(em: EntityManager, emailText: string, pas
         if (err instanceof ApiError && err.code === 'unavailable') return null;
         throw err;
       });
-    if (hash) await em.execute(`update owners set password_hash = ? where id = ? and password_hash = ?`, [hash, row.id, row.password_hash]);
+    if (hash)
+      await executeBound(em, `update owners set password_hash = ? where id = ? and password_hash = ?`, [hash, row.id, row.password_hash]);
   }
   return { id: row.id, email: row.email };
 }
 
 /** The account with this email, or null. */
 export async function findOwnerByEmail(em: EntityManager, emailText: string): Promise<Owner | null> {
-  const [row] = await em.execute<Owner[]>(`select id, email from owners where email = ?`, [normalizeEmail(emailText)]);
+  const [row] = await executeBound<Owner>(em, `select id, email from owners where email = ?`, [normalizeEmail(emailText)]);
   return row ?? null;
 }

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../db/bound.js';
 import { hashPassword, passwordProblem } from '../../domain/password.js';
 import { writeTransaction } from '../../db/transaction.js';
 import { passwordHashing } from './hashing.js';
@@ -29,10 +30,10 @@ export async function changePassword(
     return { ok: false, field: 'current_password', message: 'The current password is wrong.' };
   const hash = await passwordHashing.run(() => hashPassword(next));
   await writeTransaction(em, async (tx) => {
-    await tx.execute(`update owners set password_hash = ? where id = ?`, [hash, owner.id]);
-    await tx.execute(`delete from owner_sessions where owner_id = ? and id <> ?`, [owner.id, keepSessionId]);
+    await executeBound(tx, `update owners set password_hash = ? where id = ?`, [hash, owner.id]);
+    await executeBound(tx, `delete from owner_sessions where owner_id = ? and id <> ?`, [owner.id, keepSessionId]);
     // A reset link issued before the change is of no use any more.
-    await tx.execute(`delete from owner_password_resets where owner_id = ?`, [owner.id]);
+    await executeBound(tx, `delete from owner_password_resets where owner_id = ?`, [owner.id]);
   });
   return { ok: true };
 }
@@ -50,7 +51,8 @@ export async function issuePasswordReset(
   invite?: { storeId: string },
 ): Promise<{ token: string; expiresAt: Date }> {
   const token = randomBytes(32).toString('base64url');
-  const [row] = await em.execute<{ expires_at: Date | string }[]>(
+  const [row] = await executeBound<{ expires_at: Date | string }>(
+    em,
     `insert into owner_password_resets (id, owner_id, store_id, expires_at) values (?, ?, ?, now() + make_interval(secs => ?)) returning expires_at`,
     [digest(token), ownerId, invite?.storeId ?? null, invite ? INVITE_TTL_SECONDS : RESET_TTL_SECONDS],
   );
@@ -60,7 +62,8 @@ export async function issuePasswordReset(
 /** The owner a reset token belongs to while it is unused and unexpired; null otherwise (unknown, used, expired, malformed). */
 export async function findPasswordReset(em: EntityManager, token: string): Promise<Owner | null> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
-  const [row] = await em.execute<Owner[]>(
+  const [row] = await executeBound<Owner>(
+    em,
     `select o.id, o.email from owner_password_resets r join owners o on o.id = r.owner_id
      where r.id = ? and r.used_at is null and r.expires_at > now()`,
     [digest(token)],
@@ -80,7 +83,8 @@ export async function completePasswordReset(em: EntityManager, token: string, ne
   if (!(await findPasswordReset(em, token))) return { ok: false, reason: 'invalid' };
   const hash = await passwordHashing.run(() => hashPassword(next));
   return writeTransaction(em, async (tx): Promise<ResetResult> => {
-    const [spent] = await tx.execute<(Owner & { store_id: string | null })[]>(
+    const [spent] = await executeBound<Owner & { store_id: string | null }>(
+      tx,
       `with r as (update owner_password_resets set used_at = now() where id = ? and used_at is null and expires_at > now() returning owner_id, store_id)
        update owners o set password_hash = ? from r where o.id = r.owner_id returning o.id, o.email, r.store_id`,
       [digest(token), hash],
@@ -88,12 +92,12 @@ export async function completePasswordReset(em: EntityManager, token: string, ne
     if (!spent) return { ok: false, reason: 'invalid' };
     // An invitation's store (owner add): given now, to whoever held the operator's link.
     if (spent.store_id)
-      await tx.execute(`insert into owner_stores (owner_id, store_id, role) values (?, ?, 'owner') on conflict do nothing`, [
+      await executeBound(tx, `insert into owner_stores (owner_id, store_id, role) values (?, ?, 'owner') on conflict do nothing`, [
         spent.id,
         spent.store_id,
       ]);
-    await tx.execute(`delete from owner_sessions where owner_id = ?`, [spent.id]);
-    await tx.execute(`delete from owner_password_resets where owner_id = ? and used_at is null`, [spent.id]);
+    await executeBound(tx, `delete from owner_sessions where owner_id = ?`, [spent.id]);
+    await executeBound(tx, `delete from owner_password_resets where owner_id = ? and used_at is null`, [spent.id]);
     return { ok: true, owner: { id: spent.id, email: spent.email } };
   });
 }

@@ -1,5 +1,6 @@
 import { writeTransaction } from '../../db/transaction.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../db/bound.js';
 import type { StoreMode, StorePlan } from '../../domain/store.js';
 import { effectivePlan } from '../../domain/plan.js';
 import { isUuid } from '../../domain/uuid.js';
@@ -27,7 +28,8 @@ const COLUMNS = `s.id, s.name, s.slug, s.currency, s.mode, s.plan, s.paid_until,
 
 /** The stores this owner may manage, by name. */
 export async function listOwnedStores(em: EntityManager, ownerId: string): Promise<OwnedStore[]> {
-  const rows = await em.execute<OwnedStore[]>(
+  const rows = await executeBound<OwnedStore>(
+    em,
     `select ${COLUMNS} from owner_stores m join stores s on s.id = m.store_id where m.owner_id = ? order by lower(s.name), s.id`,
     [ownerId],
   );
@@ -37,7 +39,8 @@ export async function listOwnedStores(em: EntityManager, ownerId: string): Promi
 /** The store when this owner is a member of it; null for another owner's store, an unknown or a malformed id alike. */
 export async function findOwnedStore(em: EntityManager, ownerId: string, storeId: string): Promise<OwnedStore | null> {
   if (!isUuid(storeId)) return null;
-  const [row] = await em.execute<OwnedStore[]>(
+  const [row] = await executeBound<OwnedStore>(
+    em,
     `select ${COLUMNS} from owner_stores m join stores s on s.id = m.store_id where m.owner_id = ? and m.store_id = ?`,
     [ownerId, storeId],
   );
@@ -64,20 +67,23 @@ export const STORES_PER_ACCOUNT = 20;
  */
 export async function createOwnedStore(em: EntityManager, ownerId: string, input: NewStore): Promise<string> {
   return writeTransaction(em, async (tx) => {
-    await tx.execute(`select pg_advisory_xact_lock(hashtextextended('owned-stores:' || ?::text, 0))`, [ownerId]);
-    const [owned] = await tx.execute<{ n: number }[]>(`select count(*)::int as n from owner_stores where owner_id = ?`, [ownerId]);
+    await executeBound(tx, `select pg_advisory_xact_lock(hashtextextended('owned-stores:' || ?::text, 0))`, [ownerId]);
+    const [owned] = await executeBound<{ n: number }>(tx, `select count(*)::int as n from owner_stores where owner_id = ?`, [ownerId]);
     if (owned!.n >= STORES_PER_ACCOUNT)
       throw new ApiError(
         'conflict',
         `An account can have at most ${STORES_PER_ACCOUNT} stores, and yours has ${owned!.n}. Ask the operator if you need more.`,
       );
     const store = await createStore(tx, input);
-    await tx.execute(`insert into owner_stores (owner_id, store_id, role) values (?, ?, 'owner')`, [ownerId, store.id]);
+    await executeBound(tx, `insert into owner_stores (owner_id, store_id, role) values (?, ?, 'owner')`, [ownerId, store.id]);
     return store.id;
   });
 }
 
 /** Makes an account an owner of a store (idempotent). */
 export async function addOwnerToStore(em: EntityManager, ownerId: string, storeId: string): Promise<void> {
-  await em.execute(`insert into owner_stores (owner_id, store_id, role) values (?, ?, 'owner') on conflict do nothing`, [ownerId, storeId]);
+  await executeBound(em, `insert into owner_stores (owner_id, store_id, role) values (?, ?, 'owner') on conflict do nothing`, [
+    ownerId,
+    storeId,
+  ]);
 }

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../db/bound.js';
 import { clientKey } from '../../domain/client-address.js';
-import { textArray } from '../../db/sql-array.js';
 
 /**
  * Sign-in attempts allowed per 15-minute window: per client (an IPv4 address or an IPv6 /64) across all
@@ -36,12 +36,7 @@ returning bucket, failures, ceil(extract(epoch from window_started_at + make_int
 export async function reserveAttempt(em: EntityManager, buckets: ThrottleBucket[]): Promise<number | null> {
   const w = THROTTLE.windowSeconds;
   await sweep(em);
-  const rows = await em.execute<{ bucket: string; failures: number; left: number }[]>(RESERVE, [
-    textArray(buckets.map((b) => b.bucket)),
-    w,
-    w,
-    w,
-  ]);
+  const rows = await executeBound<{ bucket: string; failures: number; left: number }>(em, RESERVE, [buckets.map((b) => b.bucket), w, w, w]);
   const over = rows.filter((r) => r.failures > buckets.find((b) => b.bucket === r.bucket)!.limit);
   return over.length ? Math.max(1, ...over.map((r) => r.left)) : null;
 }
@@ -49,20 +44,21 @@ export async function reserveAttempt(em: EntityManager, buckets: ThrottleBucket[
 /** After a successful sign-in: the client's attempt is given back and its failures on this email are forgotten. */
 export async function forgiveSignIn(em: EntityManager, buckets: ThrottleBucket[]): Promise<void> {
   const [client, pair] = buckets as [ThrottleBucket, ThrottleBucket];
-  await em.execute(`update sign_in_throttle set failures = greatest(failures - 1, 0) where bucket = ?`, [client.bucket]);
-  await em.execute(`delete from sign_in_throttle where bucket = ?`, [pair.bucket]);
+  await executeBound(em, `update sign_in_throttle set failures = greatest(failures - 1, 0) where bucket = ?`, [client.bucket]);
+  await executeBound(em, `delete from sign_in_throttle where bucket = ?`, [pair.bucket]);
 }
 
 // Finished windows are worth nothing; a few are swept with each count so the table stays small.
 const sweep = (em: EntityManager) =>
-  em.execute(
+  executeBound(
+    em,
     `delete from sign_in_throttle where bucket in (select bucket from sign_in_throttle where window_started_at < now() - make_interval(secs => ?) limit 100)`,
     [THROTTLE.windowSeconds],
   );
 
 /** Gives back an attempt counted by reserveAttempt that turned out not to count (a sign-up refused for its form). */
 export async function giveBackAttempt(em: EntityManager, buckets: ThrottleBucket[]): Promise<void> {
-  await em.execute(`update sign_in_throttle set failures = greatest(failures - 1, 0) where bucket in (select unnest(?::text[]))`, [
-    textArray(buckets.map((b) => b.bucket)),
+  await executeBound(em, `update sign_in_throttle set failures = greatest(failures - 1, 0) where bucket in (select unnest(?::text[]))`, [
+    buckets.map((b) => b.bucket),
   ]);
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../db/bound.js';
 import { z } from '../../contract/zod.js';
 import { duplicateVariant, PRODUCT_TYPES } from '../../domain/catalog.js';
 import { toNumericString, toUnits } from '../../domain/money.js';
@@ -101,7 +102,8 @@ export async function insertProducts(em: EntityManager, storeId: string, product
   if (products.length === 0) return [];
   const rows = products.map((p) => toRow(storeId, p));
   const names = COLUMNS.split(',').map((c) => c.trim().split(' ')[0]!);
-  const inserted = await em.execute<ProductRow[]>(
+  const inserted = await executeBound<ProductRow>(
+    em,
     `insert into products (${names.join(', ')}, created_at, updated_at)
      select ${names.map((n) => `x.${n}`).join(', ')}, clock_timestamp(), clock_timestamp()
      from jsonb_to_recordset(?::jsonb) as x(${COLUMNS})

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../db/bound.js';
 import { ExternalProductInput } from '../../contract/schemas/external-products.js';
 import { toNumericString, toUnits } from '../../domain/money.js';
 import { cleanMultiline, cleanText } from '../../domain/text.js';
@@ -63,7 +64,8 @@ export async function upsertExternalProducts(em: EntityManager, sender: External
   if (rows.size === 0) return results;
   // Sorted so that two batches sharing external ids lock their rows in the same order.
   const sorted = [...rows.values()].sort((a, b) => (a.external_id < b.external_id ? -1 : 1));
-  await em.execute(
+  await executeBound(
+    em,
     `insert into external_products as p (connection_id, store_id, ${NAMES.join(', ')})
      select ?::uuid, ?::uuid, ${NAMES.map((n) => `x.${n}`).join(', ')} from jsonb_to_recordset(?::jsonb) as x(${COLUMNS})
      on conflict (connection_id, external_id) do update set
@@ -78,7 +80,8 @@ export async function upsertExternalProducts(em: EntityManager, sender: External
 
 /** Removes one of the connection's products by external id; false when it held none by that id. */
 export async function deleteExternalProduct(em: EntityManager, sender: ExternalSender, externalId: string): Promise<boolean> {
-  const rows = await em.execute<{ external_id: string }[]>(
+  const rows = await executeBound<{ external_id: string }>(
+    em,
     `delete from external_products where connection_id = ? and external_id = ? returning external_id`,
     [sender.connectionId, externalId],
   );

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../db/bound.js';
 import type { Principal } from '../../contract/principal.js';
 import { ApiError } from '../../contract/errors.js';
 import type { ProductListQuery } from '../../contract/schemas/products.js';
@@ -13,7 +14,7 @@ const STORE_COLUMNS = 'id, name, slug, currency, published, mode, standard_deliv
 /** The store by id or slug, or null; `published` says whether its catalogue is open (sellsCatalogue: a tracking_only store's is not). */
 export async function findStore(em: EntityManager, by: { id: string } | { slug: string }): Promise<StoreFacts | null> {
   const [column, value] = 'id' in by ? ['id', by.id] : ['slug', by.slug];
-  const rows = await em.execute<(StoreFacts & { mode: StoreMode })[]>(`select ${STORE_COLUMNS} from stores where ${column} = ?`, [value]);
+  const rows = await executeBound<StoreFacts & { mode: StoreMode }>(em, `select ${STORE_COLUMNS} from stores where ${column} = ?`, [value]);
   const row = rows[0];
   if (!row) return null;
   const { mode: _mode, ...facts } = row;
@@ -42,7 +43,7 @@ export function publishedStore(principal: Principal): StoreFacts {
 /** One live (not archived) product of this store, or null (unknown, malformed, archived or another store's id). */
 export async function findLiveProduct(em: EntityManager, storeId: string, id: string): Promise<ProductRow | null> {
   if (!isUuid(id)) return null;
-  const rows = await em.execute<ProductRow[]>(`select * from products where id = ? and store_id = ? and not archived`, [id, storeId]);
+  const rows = await executeBound<ProductRow>(em, `select * from products where id = ? and store_id = ? and not archived`, [id, storeId]);
   return rows[0] ?? null;
 }
 
@@ -67,7 +68,8 @@ export async function listProducts(em: EntityManager, store: StoreFacts, filter:
 
 /** Every category name of the store's live products, sorted, each once. */
 export async function listCategories(em: EntityManager, storeId: string): Promise<string[]> {
-  const rows = await em.execute<{ name: string }[]>(
+  const rows = await executeBound<{ name: string }>(
+    em,
     `select distinct unnest(categories) as name from products where store_id = ? and not archived order by 1`,
     [storeId],
   );

@@ -1,8 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../db/bound.js';
+import { numbered, prepared, runPrepared } from '../../db/prepared.js';
 import { priceCart, type CartLine, type CartProduct, type PricedCart } from '../../domain/cart.js';
 import { toUnits } from '../../domain/money.js';
-import { toCartProduct, type ProductRow, type StoreFacts } from '../catalog/product-row.js';
-import { textArray } from '../../db/sql-array.js';
+import { PRODUCT_COLUMNS, toCartProduct, type ProductRow, type StoreFacts } from '../catalog/product-row.js';
+
+const CART_PRODUCTS = `select ${PRODUCT_COLUMNS} from products where store_id = ? and id = any(?::uuid[]) order by id`;
+// Every checkout session and cart page reads its products: prepared, planned once per pooled connection.
+const CART_PRODUCTS_PREPARED = prepared(numbered(CART_PRODUCTS));
 
 /**
  * The store's products named by the lines, keyed by id (another store's ids are simply absent). With
@@ -15,10 +20,11 @@ export async function loadCartProducts(
   lock = false,
 ): Promise<Map<string, CartProduct>> {
   const ids = [...new Set(lines.map((l) => l.product_id))];
-  const rows = await em.execute<ProductRow[]>(
-    `select * from products where store_id = ? and id = any(?::uuid[]) order by id${lock ? ' for update' : ''}`,
-    [storeId, textArray(ids)],
-  );
+  // A transaction's statements run on its own connection, where a prepared statement of the pool cannot go.
+  const rows =
+    lock || em.isInTransaction()
+      ? await executeBound<ProductRow>(em, `${CART_PRODUCTS}${lock ? ' for update' : ''}`, [storeId, ids])
+      : await runPrepared<ProductRow>(em, CART_PRODUCTS_PREPARED, [storeId, ids]);
   return new Map(rows.map((row) => [row.id, toCartProduct(row)]));
 }
 

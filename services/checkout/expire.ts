@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../db/bound.js';
 import type { CheckoutExpiryInput } from '../../workflows/definitions.js';
 
 /**
@@ -7,7 +8,8 @@ import type { CheckoutExpiryInput } from '../../workflows/definitions.js';
  * session is left as it is. Returns how many it expired; running it again expires nothing more.
  */
 export async function expireCheckoutBucket(em: EntityManager, bucket: CheckoutExpiryInput): Promise<number> {
-  const [row] = await em.execute<{ n: number }[]>(
+  const [row] = await executeBound<{ n: number }>(
+    em,
     `with expired as (
        update checkout_sessions set status = 'expired' where store_id = ? and status = 'open' and expires_at <= ?::timestamptz returning 1
      ), forgotten as (

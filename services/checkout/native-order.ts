@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../db/bound.js';
 import type { PricedCart } from '../../domain/cart.js';
 import { fromUnits, toNumericString } from '../../domain/money.js';
 import { inferPaymentStatus, paymentMethodOf } from '../../domain/payment.js';
@@ -61,12 +62,14 @@ export async function createNativeOrder(
   shopper: Shopper,
   publicUrl: string,
 ): Promise<OrderRow> {
-  const [counter] = await tx.execute<{ n: string }[]>(
+  const [counter] = await executeBound<{ n: string }>(
+    tx,
     `update stores set next_order_number = next_order_number + 1 where id = ? returning (next_order_number - 1)::text as n`,
     [store.id],
   );
   const phoneKeyValue = phoneKey(shopper.phone, shopper.country);
-  const [history] = await tx.execute<{ n: number; c: number }[]>(
+  const [history] = await executeBound<{ n: number; c: number }>(
+    tx,
     `select count(*)::int as n, count(*) filter (where status = 'cancelled')::int as c from orders where store_id = ? and customer_phone_key = ?`,
     [store.id, phoneKeyValue],
   );
@@ -117,7 +120,7 @@ export async function createNativeOrder(
     is_cod: true,
     content_hash: createHash('sha256').update(JSON.stringify(values)).digest('base64url'),
   };
-  const [written] = await tx.execute<OrderRow[]>(INSERT_NATIVE, [JSON.stringify(row)]);
+  const [written] = await executeBound<OrderRow>(tx, INSERT_NATIVE, [JSON.stringify(row)]);
   const order = presentOrder(written!, publicUrl);
   await recordStatusHistory(tx, [{ orderId: written!.id, status: written!.status, comment: null, actor: CHECKOUT_ACTOR }]);
   await recordOrderEvents(tx, [

@@ -1,5 +1,6 @@
 import { writeTransaction } from '../../db/transaction.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../db/bound.js';
 import { stockAfter, type PricedCart } from '../../domain/cart.js';
 import type { Shopper } from '../../domain/shopper-form.js';
 import { sellsCatalogue } from '../../domain/store-mode.js';
@@ -46,12 +47,14 @@ export async function placeCartOrder(
   let outcome: PlaceOutcome | null;
   try {
     outcome = await writeTransaction(em, async (tx) => {
-      const claimed = await tx.execute(
+      const claimed = await executeBound(
+        tx,
         `update checkout_sessions set status = 'used', used_at = now() where id = ? and status = 'open' and expires_at > now() returning id`,
         [session.id],
       );
       if (claimed.length === 0) return null;
-      const [row] = await tx.execute<(typeof session.store & { mode: StoreMode })[]>(
+      const [row] = await executeBound<typeof session.store & { mode: StoreMode }>(
+        tx,
         `select id, name, slug, currency, published, mode, standard_delivery_fee from stores where id = ?`,
         [session.store.id],
       );
@@ -62,7 +65,7 @@ export async function placeCartOrder(
       if (expectedTotal !== null && cart.total !== expectedTotal) throw new Refused({ kind: 'changed', cart });
       await takeStock(tx, cart);
       const order = await createNativeOrder(tx, store, cart, shopper, publicUrl);
-      await tx.execute(`update checkout_sessions set order_id = ? where id = ?`, [order.id, session.id]);
+      await executeBound(tx, `update checkout_sessions set order_id = ? where id = ?`, [order.id, session.id]);
       return { kind: 'placed', orderId: order.id } as const;
     });
   } catch (err) {
@@ -71,7 +74,8 @@ export async function placeCartOrder(
   }
   if (outcome) return outcome;
   // Not claimable: already used (a double submit, possibly racing this one) or expired. Read what committed.
-  const [row] = await em.execute<{ status: string; order_id: string | null }[]>(
+  const [row] = await executeBound<{ status: string; order_id: string | null }>(
+    em,
     `select status, order_id from checkout_sessions where id = ?`,
     [session.id],
   );
@@ -85,11 +89,11 @@ async function takeStock(tx: EntityManager, cart: PricedCart): Promise<void> {
     const product = before.get(productId)!;
     const updated =
       product.variants.length > 0
-        ? await tx.execute(`update products set variants = ?::jsonb, updated_at = now() where id = ? returning id`, [
+        ? await executeBound(tx, `update products set variants = ?::jsonb, updated_at = now() where id = ? returning id`, [
             JSON.stringify(storedVariants(after.variants)),
             productId,
           ])
-        : await tx.execute(`update products set stock = stock - ?, updated_at = now() where id = ? and stock >= ? returning id`, [
+        : await executeBound(tx, `update products set stock = stock - ?, updated_at = now() where id = ? and stock >= ? returning id`, [
             product.stock! - after.stock!,
             productId,
             product.stock! - after.stock!,

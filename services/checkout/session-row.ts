@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { numbered, prepared, runPrepared } from '../../db/prepared.js';
 import type { CartLine } from '../../domain/cart.js';
 import { hashCheckoutToken, isWellFormedToken } from '../../domain/checkout-token.js';
 import { sellsCatalogue } from '../../domain/store-mode.js';
@@ -34,15 +35,17 @@ interface Row {
   standard_delivery_fee: string;
 }
 
+// Every cart page (and every placing) reads its session first: prepared, planned once per pooled connection.
+const BY_TOKEN = prepared(
+  numbered(`select c.id, c.status, c.lines, c.return_url, c.order_id, c.expires_at, (c.expires_at <= now()) as past_expiry,
+       s.id as store_id, s.name as store_name, s.slug, s.currency, s.published, s.mode, s.standard_delivery_fee
+     from checkout_sessions c join stores s on s.id = c.store_id where c.token_hash = ?`),
+);
+
 /** The session of a cart token, or null for a malformed or unknown token. Expiry is read from the database clock every time. */
 export async function findCartSession(em: EntityManager, token: string): Promise<CartSession | null> {
   if (!isWellFormedToken(token)) return null;
-  const rows = await em.execute<Row[]>(
-    `select c.id, c.status, c.lines, c.return_url, c.order_id, c.expires_at, (c.expires_at <= now()) as past_expiry,
-       s.id as store_id, s.name as store_name, s.slug, s.currency, s.published, s.mode, s.standard_delivery_fee
-     from checkout_sessions c join stores s on s.id = c.store_id where c.token_hash = ?`,
-    [hashCheckoutToken(token)],
-  );
+  const rows = await runPrepared<Row>(em, BY_TOKEN, [hashCheckoutToken(token)]);
   const row = rows[0];
   if (!row) return null;
   const state = row.status === 'used' ? 'used' : row.status === 'expired' || row.past_expiry ? 'expired' : 'open';

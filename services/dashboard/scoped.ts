@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../db/bound.js';
 import type { ApiKey } from '../../db/entities/api-key.js';
 import { revokeKey } from '../stores.js';
 import { replayDelivery } from '../webhooks/deliveries.js';
@@ -9,14 +10,14 @@ import { isUuid } from '../../domain/uuid.js';
 /** Revokes a key of this store; null (and nothing changes) when the key is another store's or unknown. */
 export async function revokeStoreKey(em: EntityManager, storeId: string, keyId: string): Promise<ApiKey | null> {
   if (!isUuid(keyId)) return null;
-  const [row] = await em.execute<{ id: string }[]>(`select id from api_keys where id = ? and store_id = ?`, [keyId, storeId]);
+  const [row] = await executeBound<{ id: string }>(em, `select id from api_keys where id = ? and store_id = ?`, [keyId, storeId]);
   return row ? revokeKey(em, row.id) : null;
 }
 
 /** Sends a delivery of this store again ("send again"); null when it is another store's, unknown, or its endpoint is gone. */
 export async function replayStoreDelivery(em: EntityManager, storeId: string, deliveryId: string) {
   if (!isUuid(deliveryId)) return null;
-  const [row] = await em.execute<{ id: string }[]>(`select id from webhook_deliveries where id = ? and store_id = ?`, [
+  const [row] = await executeBound<{ id: string }>(em, `select id from webhook_deliveries where id = ? and store_id = ?`, [
     deliveryId,
     storeId,
   ]);
@@ -32,14 +33,17 @@ export interface HistoryLine {
 
 /** An order's status history, oldest first (the caller has checked the order is the store's). */
 export async function statusHistory(em: EntityManager, orderId: string): Promise<HistoryLine[]> {
-  return em.execute<HistoryLine[]>(`select status, comment, actor, created_at from order_status_history where order_id = ? order by id`, [
-    orderId,
-  ]);
+  return executeBound<HistoryLine>(
+    em,
+    `select status, comment, actor, created_at from order_status_history where order_id = ? order by id`,
+    [orderId],
+  );
 }
 
 /** A few numbers for the store's overview page. */
 export async function storeCounts(em: EntityManager, storeId: string) {
-  const [row] = await em.execute<{ orders: number; keys: number; webhooks: number; connections: number }[]>(
+  const [row] = await executeBound<{ orders: number; keys: number; webhooks: number; connections: number }>(
+    em,
     `select (select count(*)::int from orders where store_id = ? and not archived) as orders,
             (select count(*)::int from api_keys where store_id = ? and revoked_at is null and connection_id is null) as keys,
             (select count(*)::int from webhook_endpoints where store_id = ? and deleted_at is null) as webhooks,

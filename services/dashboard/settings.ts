@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../db/bound.js';
 import { ApiError } from '../../contract/errors.js';
 import { timeZoneName } from '../../domain/display.js';
 import { toNumericString, toUnits } from '../../domain/money.js';
@@ -58,7 +59,8 @@ export function parseSettings(form: URLSearchParams, currentPlan: StorePlan): St
 
 /** Saves a store's settings (never its plan, which only the operator sets). */
 export async function saveStoreSettings(em: EntityManager, storeId: string, s: StoreSettings): Promise<void> {
-  await em.execute(
+  await executeBound(
+    em,
     `update stores set name = ?, currency = ?, mode = ?, published = ?, standard_delivery_fee = ?::numeric, time_zone = ?, updated_at = now() where id = ?`,
     [s.name, s.currency, s.mode, s.published, s.standardDeliveryFee, s.timeZone, storeId],
   );

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../db/bound.js';
 import { ApiError } from '../../contract/errors.js';
 import type { TargetPolicy } from '../../domain/address-check.js';
 import type { ChatSender } from '../../domain/chat-message.js';
@@ -48,7 +49,7 @@ const sender = (r: Row): ChatSender => ({
 });
 
 const read = async (em: EntityManager, storeId: string) =>
-  (await em.execute<Row[]>(`select * from chat_settings where store_id = ?`, [storeId]))[0] ?? null;
+  (await executeBound<Row>(em, `select * from chat_settings where store_id = ?`, [storeId]))[0] ?? null;
 
 /** The store's chat settings without the token; null when it never saved any. */
 export async function readChatSettings(em: EntityManager, storeId: string): Promise<ChatSettingsView | null> {
@@ -93,7 +94,8 @@ export async function saveChatSettings(
   const existing = await read(em, storeId);
   if (!input.token && !existing) throw new ApiError('invalid_request', 'Access token: required.', 'token');
   const sealed = input.token ? sealSecret(opts.secretsKey, input.token) : existing!.token_sealed;
-  await em.execute(
+  await executeBound(
+    em,
     `insert into chat_settings (store_id, enabled, base_url, api_version, phone_number_id, token_sealed, template_name, template_language,
        shipped_template_name)
      values (?, ?, ?, ?, ?, ?, ?, ?, ?)

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../db/bound.js';
 import { formatMoney, toUnits } from '../../domain/money.js';
 import type { StorePlan } from '../../domain/store.js';
 
@@ -18,19 +19,18 @@ export interface OrderFacts {
 
 /** The order and its store as a notification needs them; null when the order is gone. */
 export async function orderFacts(em: EntityManager, storeId: string, orderId: string): Promise<OrderFacts | null> {
-  const [row] = await em.execute<
-    {
-      name: string;
-      plan: StorePlan;
-      paid_until: Date | null;
-      order_number: string | null;
-      external_number: string | null;
-      total: string;
-      currency: string;
-      customer_name: string | null;
-      customer_phone: string | null;
-    }[]
-  >(
+  const [row] = await executeBound<{
+    name: string;
+    plan: StorePlan;
+    paid_until: Date | null;
+    order_number: string | null;
+    external_number: string | null;
+    total: string;
+    currency: string;
+    customer_name: string | null;
+    customer_phone: string | null;
+  }>(
+    em,
     `select s.name, s.plan, s.paid_until, o.order_number, o.external_number, o.total::text as total, o.currency, o.customer_name, o.customer_phone
      from orders o join stores s on s.id = o.store_id where o.id = ? and o.store_id = ?`,
     [orderId, storeId],

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../db/bound.js';
 
 export type MessageChannel = 'push' | 'chat';
 export type MessageStatus = 'sending' | 'sent' | 'failed' | 'skipped';
@@ -16,7 +17,8 @@ export interface OrderMessageKey {
  * first claim ever. A retried activity, or a second hand-off, finds the claim and sends nothing.
  */
 export async function claimOrderMessage(em: EntityManager, key: OrderMessageKey): Promise<string | null> {
-  const [row] = await em.execute<{ id: string }[]>(
+  const [row] = await executeBound<{ id: string }>(
+    em,
     `insert into order_messages (store_id, order_id, channel, occasion, status) values (?, ?, ?, ?, 'sending')
      on conflict (order_id, channel, occasion) do nothing returning id::text`,
     [key.storeId, key.orderId, key.channel, key.occasion],
@@ -33,7 +35,8 @@ export const CHAT_MESSAGES_PER_STORE_PER_HOUR = 200;
 
 /** How many chat messages the store attempted in the last hour, the claim `except` left out. */
 export async function recentChatMessages(em: EntityManager, storeId: string, except: string): Promise<number> {
-  const [row] = await em.execute<{ n: number }[]>(
+  const [row] = await executeBound<{ n: number }>(
+    em,
     `select count(*)::int as n from order_messages
       where store_id = ? and channel = 'chat' and status in ('sending', 'sent', 'failed') and created_at > now() - interval '1 hour' and id <> ?`,
     [storeId, except],
@@ -43,7 +46,7 @@ export async function recentChatMessages(em: EntityManager, storeId: string, exc
 
 /** Records how a claimed message ended: sent, failed or skipped, with the reason people read. */
 export async function finishOrderMessage(em: EntityManager, id: string, status: Exclude<MessageStatus, 'sending'>, detail: string) {
-  await em.execute(`update order_messages set status = ?, detail = ?, finished_at = now() where id = ?`, [
+  await executeBound(em, `update order_messages set status = ?, detail = ?, finished_at = now() where id = ?`, [
     status,
     detail.slice(0, 500),
     id,
@@ -61,7 +64,8 @@ export interface OrderMessageView {
 
 /** The messages of one order of the store, as the dashboard's order detail lists them. */
 export async function listOrderMessages(em: EntityManager, storeId: string, orderId: string): Promise<OrderMessageView[]> {
-  return em.execute<OrderMessageView[]>(
+  return executeBound<OrderMessageView>(
+    em,
     `select channel, occasion, status, detail, created_at, finished_at from order_messages where store_id = ? and order_id = ? order by id`,
     [storeId, orderId],
   );

@@ -1,6 +1,7 @@
 import { writeTransaction } from '../../db/transaction.js';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../db/bound.js';
 import { ApiError } from '../../contract/errors.js';
 import type { TargetPolicy } from '../../domain/address-check.js';
 import { checkTarget, type Resolver } from '../outbound/target.js';
@@ -42,14 +43,16 @@ export async function savePushSubscription(
     throw new ApiError('invalid_request', 'p256dh must be an uncompressed P-256 public key in base64url.', 'p256dh');
   if (base64urlBytes(input.auth)?.length !== 16) throw new ApiError('invalid_request', 'auth must be 16 bytes in base64url.', 'auth');
   return writeTransaction(em, async (tx) => {
-    await tx.execute(`select id from stores where id = ? for update`, [input.storeId]);
-    const [{ n }] = (await tx.execute<{ n: number }[]>(
+    await executeBound(tx, `select id from stores where id = ? for update`, [input.storeId]);
+    const [{ n }] = (await executeBound<{ n: number }>(
+      tx,
       `select count(*)::int as n from push_subscriptions where store_id = ? and endpoint <> ?`,
       [input.storeId, input.endpoint],
     )) as [{ n: number }];
     if (n >= MAX_PUSH_SUBSCRIPTIONS_PER_STORE)
       throw new ApiError('conflict', `A store may have at most ${MAX_PUSH_SUBSCRIPTIONS_PER_STORE} devices with notifications on.`);
-    const [row] = await tx.execute<{ id: string }[]>(
+    const [row] = await executeBound<{ id: string }>(
+      tx,
       `insert into push_subscriptions (id, store_id, owner_id, endpoint, p256dh, auth) values (?, ?, ?, ?, ?, ?)
        on conflict (store_id, endpoint) do update set owner_id = excluded.owner_id, p256dh = excluded.p256dh, auth = excluded.auth
        returning id`,
@@ -61,18 +64,22 @@ export async function savePushSubscription(
 
 /** Forgets a device of the store (the owner turned notifications off); true when there was one. */
 export async function deletePushSubscription(em: EntityManager, storeId: string, endpoint: string): Promise<boolean> {
-  const rows = await em.execute(`delete from push_subscriptions where store_id = ? and endpoint = ? returning 1`, [storeId, endpoint]);
+  const rows = await executeBound(em, `delete from push_subscriptions where store_id = ? and endpoint = ? returning 1`, [
+    storeId,
+    endpoint,
+  ]);
   return rows.length > 0;
 }
 
 /** Forgets subscriptions the push service said are gone (404 or 410). */
 export async function deletePushSubscriptionsById(em: EntityManager, ids: string[]): Promise<void> {
-  if (ids.length) await em.execute(`delete from push_subscriptions where id = any(?::uuid[])`, [`{${ids.join(',')}}`]);
+  if (ids.length) await executeBound(em, `delete from push_subscriptions where id = any(?::uuid[])`, [ids]);
 }
 
 /** The store's subscribed devices, oldest first. */
 export async function listPushSubscriptions(em: EntityManager, storeId: string): Promise<PushSubscriptionRow[]> {
-  return em.execute<PushSubscriptionRow[]>(
+  return executeBound<PushSubscriptionRow>(
+    em,
     `select id, endpoint, p256dh, auth from push_subscriptions where store_id = ? order by created_at, id`,
     [storeId],
   );
@@ -80,6 +87,6 @@ export async function listPushSubscriptions(em: EntityManager, storeId: string):
 
 /** How many devices have notifications on for the store. */
 export async function countPushSubscriptions(em: EntityManager, storeId: string): Promise<number> {
-  const [row] = await em.execute<{ n: number }[]>(`select count(*)::int as n from push_subscriptions where store_id = ?`, [storeId]);
+  const [row] = await executeBound<{ n: number }>(em, `select count(*)::int as n from push_subscriptions where store_id = ?`, [storeId]);
   return row!.n;
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../db/bound.js';
 import webpush from 'web-push';
 import { openSecret, sealSecret } from '../../domain/secret-box.js';
 
@@ -26,11 +27,15 @@ export async function vapidPublicKey(em: EntityManager, secretsKey: Buffer): Pro
 
 async function storedKeys(em: EntityManager, secretsKey: Buffer): Promise<{ public_key: string; private_key_sealed: string }> {
   const read = () =>
-    em.execute<{ public_key: string; private_key_sealed: string }[]>(`select public_key, private_key_sealed from vapid_keys where id = 1`);
+    executeBound<{ public_key: string; private_key_sealed: string }>(
+      em,
+      `select public_key, private_key_sealed from vapid_keys where id = 1`,
+      [],
+    );
   const [found] = await read();
   if (found) return found;
   const made = webpush.generateVAPIDKeys();
-  await em.execute(`insert into vapid_keys (id, public_key, private_key_sealed) values (1, ?, ?) on conflict (id) do nothing`, [
+  await executeBound(em, `insert into vapid_keys (id, public_key, private_key_sealed) values (1, ?, ?) on conflict (id) do nothing`, [
     made.publicKey,
     sealSecret(secretsKey, made.privateKey),
   ]);

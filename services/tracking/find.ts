@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../db/bound.js';
 import { numbered, prepared, runPrepared } from '../../db/prepared.js';
 import type { OrderRow } from '../../db/tables/orders.js';
 import type { OrderStatus } from '../../domain/order-status.js';
@@ -78,20 +79,20 @@ export async function findByNumber(
   return { rows, retryAfter: rows[0]?.retry_after ?? null };
 }
 
+// The order's tracking page: prepared like BY_NUMBER.
+const BY_ID = prepared(`${SELECT} from orders o join stores s on s.id = o.store_id where o.id = $1 and not o.archived`);
+
 /** One live order by its id (the tracking page's address), with the seconds left of a running lockout of its number. */
 export async function findById(em: EntityManager, orderId: string): Promise<{ row: TrackingRow | null; retryAfter: number | null }> {
   if (!isUuid(orderId)) return { row: null, retryAfter: null };
-  const [row] = await em.execute<TrackingRow[]>(
-    `${SELECT} from orders o join stores s on s.id = o.store_id where o.id = ? and not o.archived`,
-    [orderId],
-  );
+  const [row] = await runPrepared<TrackingRow>(em, BY_ID, [orderId]);
   if (!row) return { row: null, retryAfter: null };
   return { row, retryAfter: await runningLockout(em, row.store_id, lockoutKeyOf(row)) };
 }
 
 /** The seconds left of a running lockout of an order key in a store, or null when none runs. */
 export async function runningLockout(em: EntityManager, storeId: string, orderKey: string): Promise<number | null> {
-  const [lock] = await em.execute<{ retry_after: number | null }[]>(`select ${LOCK} as retry_after`, [storeId, orderKey]);
+  const [lock] = await executeBound<{ retry_after: number | null }>(em, `select ${LOCK} as retry_after`, [storeId, orderKey]);
   return lock?.retry_after ?? null;
 }
 
@@ -100,7 +101,8 @@ export async function findStoreBySlug(
   em: EntityManager,
   slug: string,
 ): Promise<{ id: string; name: string; trackingBadge: boolean } | null> {
-  const [store] = await em.execute<{ id: string; name: string; plan: StorePlan; paid_until: Date | string | null }[]>(
+  const [store] = await executeBound<{ id: string; name: string; plan: StorePlan; paid_until: Date | string | null }>(
+    em,
     `select id, name, plan, paid_until from stores where slug = ?`,
     [slug],
   );

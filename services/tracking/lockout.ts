@@ -1,5 +1,6 @@
 import { writeTransaction } from '../../db/transaction.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../db/bound.js';
 import { enqueueHandOffs } from '../../db/outbox.js';
 import { iso } from '../../domain/dates.js';
 import {
@@ -59,7 +60,7 @@ export async function recordWrongTry(
 ): Promise<TrackingLockoutState> {
   return writeTransaction(em, async (tx) => {
     const s = rule.lockoutSeconds;
-    const [row] = await tx.execute<StateRow[]>(WRONG_TRY, [storeId, orderKey, rule.maxWrong, s, s, s, rule.maxWrong, s, s]);
+    const [row] = await executeBound<StateRow>(tx, WRONG_TRY, [storeId, orderKey, rule.maxWrong, s, s, s, rule.maxWrong, s, s]);
     const state = toState(row!);
     const input: TrackingLockoutInput = { storeId, orderKey, lockoutSeconds: s };
     await enqueueHandOffs(tx, [
@@ -82,8 +83,13 @@ export async function recordWrongTry(
  */
 export async function settleLockout(em: EntityManager, input: TrackingLockoutInput): Promise<TrackingLockoutState | null> {
   const s = input.lockoutSeconds;
-  await em.execute(`delete from tracking_lockouts l where store_id = ? and order_key = ? and ${OVER}`, [input.storeId, input.orderKey, s]);
-  const [row] = await em.execute<StateRow[]>(
+  await executeBound(em, `delete from tracking_lockouts l where store_id = ? and order_key = ? and ${OVER}`, [
+    input.storeId,
+    input.orderKey,
+    s,
+  ]);
+  const [row] = await executeBound<StateRow>(
+    em,
     `select wrong_count, locked_until, coalesce(locked_until, last_wrong_at + make_interval(secs => ?)) as expires_at
      from tracking_lockouts where store_id = ? and order_key = ?`,
     [s, input.storeId, input.orderKey],
@@ -93,7 +99,8 @@ export async function settleLockout(em: EntityManager, input: TrackingLockoutInp
 
 /** Ends the lockout and forgets the wrong tries of an order number at once; true when there was something to clear. */
 export async function liftLockoutNow(em: EntityManager, input: Pick<TrackingLockoutInput, 'storeId' | 'orderKey'>): Promise<boolean> {
-  const rows = await em.execute<{ order_key: string }[]>(
+  const rows = await executeBound<{ order_key: string }>(
+    em,
     `delete from tracking_lockouts where store_id = ? and order_key = ? returning order_key`,
     [input.storeId, input.orderKey],
   );

@@ -1,6 +1,7 @@
 import { writeTransaction } from '../../db/transaction.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../db/bound.js';
 import { ApiError } from '../../contract/errors.js';
 import type { TrackingResult } from '../../contract/schemas/tracking.js';
 import { showsTrackingBadge } from '../../domain/plan.js';
@@ -120,7 +121,7 @@ async function compareUnderLock(em: EntityManager, rule: LockoutRule, rows: Trac
   const storeId = rows[0]!.store_id;
   const orderKey = lockoutKeyOf(rows[0]!);
   return writeTransaction(em, async (tx) => {
-    await tx.execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`tracking-lockout/${storeId}/${orderKey}`]);
+    await executeBound(tx, `select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`tracking-lockout/${storeId}/${orderKey}`]);
     const retryAfter = await runningLockout(tx, storeId, orderKey);
     const decision = decideTracking(rows, contact, retryAfter === null ? null : { retryAfter });
     if (decision.kind === 'contact_wrong') await recordWrongTry(tx, storeId, orderKey, rule);
