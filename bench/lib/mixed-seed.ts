@@ -106,8 +106,9 @@ export async function seedOrderCopies(
   const index = new Map(ids.map((id, i) => [id, i]));
   const share = Math.min(1, sample / total);
   const { rows } = await pool.query<{ id: string; store_id: string; order_number: string }>(
-    `select id, store_id, order_number from orders tablesample bernoulli ($1) repeatable (25) where external_id like 'seed-%'`,
-    [share * 100],
+    `select id, store_id, order_number from orders tablesample bernoulli ($1) repeatable (25)
+     where store_id = any($2::uuid[]) and external_id like 'seed-%'`,
+    [share * 100, ids],
   );
   return rows.map((r) => ({ storeIndex: index.get(r.store_id)!, id: r.id, number: r.order_number }));
 }
