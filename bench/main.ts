@@ -41,6 +41,7 @@ import {
 import { apiMemoryScenario } from './scenarios/api-memory.js';
 import { rss1mbBodiesScenario } from './scenarios/rss-1mb-bodies.js';
 import { soakScenarios } from './scenarios/soak.js';
+import { apiMixedScenario } from './scenarios/api-mixed.js';
 
 /** Every scenario, in the order they run. */
 const SCENARIOS: Scenario[] = [
@@ -73,6 +74,8 @@ const SCENARIOS: Scenario[] = [
   coldStartNewStoreScenario,
   webhookTailP99TemporalPgScenario,
   webhookBadNeighboursP99TemporalPgScenario,
+  // The mixed many-store API load (issue 25): 1,000 stores and 1 M orders, open-loop steps.
+  apiMixedScenario,
   // Each on a fresh API process of its own, so its memory is the scenario's alone.
   apiMemoryScenario,
   rss1mbBodiesScenario,
@@ -94,27 +97,39 @@ function earlierResults(path: string): Record<string, ScenarioEntry> {
   }
 }
 
+/** A list option given as `--name=a,b` or `--name a,b` (undefined when absent). */
+function listArg(argv: string[], name: string): string[] | undefined {
+  const spaced = argv.indexOf(`--${name}`);
+  const value = argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? (spaced >= 0 ? argv[spaced + 1] : undefined);
+  return value?.split(',').filter(Boolean);
+}
+
 function parseArgs(argv: string[]) {
   const quick = argv.includes('--quick');
-  // --only=a,b or --only a,b
-  const spaced = argv.indexOf('--only');
-  const onlyArg = argv.find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? (spaced >= 0 ? argv[spaced + 1] : undefined);
-  const only = onlyArg?.split(',').filter(Boolean);
-  const unknown = only?.filter((id) => !SCENARIOS.some((s) => s.id === id)) ?? [];
+  const only = listArg(argv, 'only');
+  // --skip: every scenario but these (e.g. a full run without one long scenario); with --only, skips among those.
+  const skip = listArg(argv, 'skip') ?? [];
+  const unknown = [...(only ?? []), ...skip].filter((id) => !SCENARIOS.some((s) => s.id === id));
   if (unknown.length) throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.id).join(', ')}`);
+  const scenarios = SCENARIOS.filter((s) => (!only || only.includes(s.id)) && !skip.includes(s.id));
   return {
     quick,
     profile: argv.includes('--profile'),
-    only: Boolean(only),
-    scenarios: only ? SCENARIOS.filter((s) => only.includes(s.id)) : SCENARIOS,
+    // A partial run keeps the figures of the scenarios it did not run from the last latest.json.
+    partial: scenarios.length < SCENARIOS.length,
+    skipped: skip,
+    scenarios,
   };
 }
 
 async function main(): Promise<number> {
-  const { quick, profile, scenarios, only } = parseArgs(process.argv.slice(2));
+  const { quick, profile, scenarios, partial, skipped } = parseArgs(process.argv.slice(2));
   installExitHandlers(log);
   const started = Date.now();
-  log(`${quick ? 'quick run: 1 short round' : 'full run: 3 rounds'} of ${scenarios.map((s) => s.id).join(', ')}`);
+  log(
+    `${quick ? 'quick run: 1 short round' : 'full run: 3 rounds'} of ${scenarios.map((s) => s.id).join(', ')}` +
+      (skipped.length ? ` (skipped: ${skipped.join(', ')})` : ''),
+  );
   const path = resolve(repoRoot, 'bench', 'results', 'latest.json');
   let env: Awaited<ReturnType<typeof setUp>>;
   try {
@@ -129,6 +144,8 @@ async function main(): Promise<number> {
     return 1;
   }
   const results: Record<string, ScenarioEntry> = {};
+  // Wall seconds of the set-up and of each scenario, printed at the end: where a run's time went.
+  const wall: [string, number][] = [['set-up', (Date.now() - started) / 1000]];
   let failures = 0;
   for (const scenario of scenarios) {
     const t0 = Date.now();
@@ -145,11 +162,13 @@ async function main(): Promise<number> {
       log(`${scenario.id}: FAILED: ${(err as Error).stack ?? String(err)}`);
       results[scenario.id] = { error: (err as Error).message ?? String(err) };
     }
+    wall.push([scenario.id, (Date.now() - t0) / 1000]);
   }
-  // With --only, the scenarios not run keep their last figures in latest.json.
-  const report = buildReport(quick, only ? { ...earlierResults(path), ...results } : results, env.where);
+  // With --only or --skip, the scenarios not run keep their last figures in latest.json.
+  const report = buildReport(quick, partial ? { ...earlierResults(path), ...results } : results, env.where);
   writeReport(path, report);
   console.log(`\n${formatTable(report)}\n`);
+  log(`wall time: ${wall.map(([id, sec]) => `${id} ${sec.toFixed(0)} s`).join(', ')}`);
   log(`wrote ${path} in ${((Date.now() - started) / 1000).toFixed(0)} s total; stopping everything …`);
   await cleanup(log);
   return failures ? 1 : 0;

@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,15 +28,26 @@ export function startScriptArgs(script: 'start:api' | 'start:worker'): string[] 
   return args;
 }
 
-/** Runs `npm run build` (tsc and the workflow bundle into dist/), as production does before starting; output in .data/bench-logs/build.log. */
-export function buildService(): void {
+/**
+ * Runs `npm run build` (tsc and the workflow bundle into dist/), as production does before starting; output in
+ * .data/bench-logs/build.log. Asynchronous, so the set-up can make the database and start Temporal meanwhile.
+ */
+export async function buildService(): Promise<void> {
   mkdirSync(logDir, { recursive: true });
   // This Node first on PATH: the build's tsx step must not run on an older node found there.
   const path = `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`;
-  const result = spawnSync('npm', ['run', 'build'], { cwd: repoRoot, env: { ...process.env, PATH: path }, encoding: 'utf8' });
-  writeFileSync(resolve(logDir, 'build.log'), `${result.stdout ?? ''}${result.stderr ?? ''}`);
-  if (result.status !== 0)
-    throw new Error(`npm run build failed (${result.error?.message ?? `exit ${result.status}`}); see .data/bench-logs/build.log`);
+  const child = spawn('npm', ['run', 'build'], { cwd: repoRoot, env: { ...process.env, PATH: path }, stdio: ['ignore', 'pipe', 'pipe'] });
+  trackChild(child);
+  const output: Buffer[] = [];
+  child.stdout.on('data', (c: Buffer) => output.push(c));
+  child.stderr.on('data', (c: Buffer) => output.push(c));
+  const status = await new Promise<number | string>((done) => {
+    child.on('error', (err) => done(err.message));
+    child.on('close', (code, signal) => done(code ?? signal ?? 'unknown'));
+  });
+  writeFileSync(resolve(logDir, 'build.log'), Buffer.concat(output));
+  if (status !== 0)
+    throw new Error(`npm run build failed (${typeof status === 'number' ? `exit ${status}` : status}); see .data/bench-logs/build.log`);
 }
 
 /** Starts `node <args>` from the repository root, output in .data/bench-logs/<name>.log; stopped at cleanup. */
