@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { prepared, runPrepared } from './prepared.js';
 import type { WorkflowHandOff } from '../workflows/definitions.js';
 import { OUTBOX_CHANNEL, OUTBOX_COLUMNS, OUTBOX_RECORD, outboxRow } from './outbox.js';
+import { executeBound } from './bound.js';
 
 // A lane is a long-lived workflow whose activity keeps working while work comes in (a store's webhook
 // lane, a connection's push). While the activity runs it holds a lease in `lanes`; writers then wake it
@@ -32,7 +33,7 @@ export const laneNotify = (when: string) => `select pg_notify('${OUTBOX_CHANNEL}
 
 /** Wakes a lane in the caller's transaction: a NOTIFY at commit when it runs, else its signal through the outbox. */
 export async function wakeLane(em: EntityManager, handOff: WorkflowHandOff): Promise<void> {
-  await em.execute(`with ${laneWakeUpCtes('true')} ${laneNotify('true')}`, [
+  await executeBound(em, `with ${laneWakeUpCtes('true')} ${laneNotify('true')}`, [
     handOff.workflowId,
     JSON.stringify([outboxRow(handOff)]),
     handOff.workflowId,

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { currentTraceparent } from '../config/trace-context.js';
 import type { WorkflowHandOff } from '../workflows/definitions.js';
+import { executeBound } from './bound.js';
 
 // Hand-offs are built by startWorkflow and signalWithStart (workflows/definitions.ts), which check the
 // workflow's and the signal's arguments against their definitions; this module only stores them.
@@ -30,8 +31,8 @@ export async function enqueueHandOffs(em: EntityManager, handOffs: WorkflowHandO
     );
     return '(?, ?, ?, ?::jsonb, ?, ?::jsonb, ?::jsonb, ?, ?)';
   });
-  await em.execute(`insert into outbox (${OUTBOX_COLUMNS}) values ${rows.join(', ')}`, values);
-  await em.execute(`select pg_notify('${OUTBOX_CHANNEL}', '')`);
+  await executeBound(em, `insert into outbox (${OUTBOX_COLUMNS}) values ${rows.join(', ')}`, values);
+  await executeBound(em, `select pg_notify('${OUTBOX_CHANNEL}', '')`);
 }
 
 /** The outbox columns, and their types as a `jsonb_to_recordset` record of outboxRow objects. */

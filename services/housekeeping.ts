@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../db/bound.js';
 
 // The periodic jobs other than the outbox purge (services/outbox.ts), run by the housekeeping schedules.
 
@@ -13,7 +14,8 @@ export const CUT_OFF_AFTER_SECONDS = 180;
  * lets PostgreSQL read the small index of unfinished deliveries, not the whole delivery log.)
  */
 export async function sweepCutOffDeliveries(em: EntityManager): Promise<number> {
-  const [row] = await em.execute<{ n: number }[]>(
+  const [row] = await executeBound<{ n: number }>(
+    em,
     `with settled as (
        update webhook_deliveries set status = 'failed', error = 'the attempt was cut off (worker stopped); not retried', finished_at = now()
        where status = 'sending' and finished_at is null and attempted_at < now() - make_interval(secs => ?)
@@ -33,7 +35,8 @@ export const RATE_LIMIT_WINDOWS_KEPT_SECONDS = 300;
 
 /** Deletes rate-limit windows older than RATE_LIMIT_WINDOWS_KEPT_SECONDS; returns how many. */
 export async function purgeRateLimitWindows(em: EntityManager): Promise<number> {
-  const [row] = await em.execute<{ n: number }[]>(
+  const [row] = await executeBound<{ n: number }>(
+    em,
     `with gone as (delete from rate_limit_counters where window_start < now() - make_interval(secs => ?) returning 1) select count(*)::int as n from gone`,
     [RATE_LIMIT_WINDOWS_KEPT_SECONDS],
   );

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OUTBOX_CHANNEL } from '../db/outbox.js';
+import { executeBound } from '../db/bound.js';
 
 /**
  * A row that Temporal refused this many times (for a reason of its own: not an outage, not throttling)
@@ -26,7 +27,8 @@ export async function purgeDoneOutbox(
   let deleted = 0;
   for (;;) {
     // By id (the primary key, in write order): the oldest rows come first and the scan stops after one batch.
-    const [row] = await em.execute<{ n: number }[]>(
+    const [row] = await executeBound<{ n: number }>(
+      em,
       `with gone as (
          delete from outbox where id in (
            select id from outbox where done_at < now() - make_interval(days => ?) order by id limit ?)
@@ -63,9 +65,10 @@ const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOS
 
 /** Hand-offs not yet handed over (waiting and dead; only dead ones with `deadOnly`), oldest first, at most `limit`. */
 export async function listOutbox(em: EntityManager, opts: { deadOnly: boolean; limit: number }): Promise<OutboxEntry[]> {
-  const rows = await em.execute<
-    (Omit<OutboxEntry, 'created_at' | 'next_attempt_at' | 'dead_at'> & { created_at: Date; next_attempt_at: Date; dead_at: Date | null })[]
+  const rows = await executeBound<
+    Omit<OutboxEntry, 'created_at' | 'next_attempt_at' | 'dead_at'> & { created_at: Date; next_attempt_at: Date; dead_at: Date | null }
   >(
+    em,
     `select id::text, action, workflow_type, workflow_id, signal_name, summary, attempts, failures, last_error, created_at, next_attempt_at, dead_at
      from outbox where ${opts.deadOnly ? 'dead_at is not null' : 'done_at is null'} order by id limit ?`,
     [opts.limit],
@@ -79,7 +82,8 @@ export async function listOutbox(em: EntityManager, opts: { deadOnly: boolean; l
  * commit. Rows already handed over are never sent twice. Returns the ids it queued.
  */
 export async function retryOutbox(em: EntityManager, which: { id: string } | { allDead: true }): Promise<string[]> {
-  const rows = await em.execute<{ id: string }[]>(
+  const rows = await executeBound<{ id: string }>(
+    em,
     `with retried as (
        update outbox set dead_at = null, failures = 0, attempts = 0, next_attempt_at = now()
        where done_at is null and ${'id' in which ? 'id = ?' : 'dead_at is not null'}
@@ -95,7 +99,8 @@ export async function retryOutbox(em: EntityManager, which: { id: string } | { a
  * (waiting and dead ones, never the handed-over ones kept for OUTBOX_RETENTION_DAYS).
  */
 export async function outboxState(em: EntityManager): Promise<{ waiting: number; oldestWaitingSeconds: number; dead: number }> {
-  const [row] = await em.execute<{ waiting: number; oldest: number; dead: number }[]>(
+  const [row] = await executeBound<{ waiting: number; oldest: number; dead: number }>(
+    em,
     `select (select count(*) from outbox where done_at is null and dead_at is null)::int as waiting,
        coalesce((select extract(epoch from now() - min(created_at)) from outbox where done_at is null and dead_at is null), 0)::float8 as oldest,
        (select count(*) from outbox where dead_at is not null)::int as dead`,

@@ -10,6 +10,7 @@ import { PgNotifications } from '../db/notifications.js';
 import { OUTBOX_DEAD_AFTER_FAILURES } from '../services/outbox.js';
 import { SEARCH_ATTRIBUTES, type SearchAttributeName } from '../workflows/definitions.js';
 import { describeTemporalError, isTemporalBusyOrDown } from './errors.js';
+import { executeBound } from '../db/bound.js';
 
 interface OutboxRow {
   id: string;
@@ -86,20 +87,20 @@ export class OutboxRelay {
 
   /** Rows waiting to be handed over, dead ones not counted (for tests). */
   async pendingCount(): Promise<number> {
-    const rows = await this.opts.orm.em
-      .fork()
-      .execute<{ n: string }[]>('select count(*)::text as n from outbox where done_at is null and dead_at is null');
+    const rows = await executeBound<{ n: string }>(
+      this.opts.orm.em.fork(),
+      'select count(*)::text as n from outbox where done_at is null and dead_at is null',
+    );
     return Number(rows[0]!.n);
   }
 
   /** Logs, at start and every deadReportMs, how many dead rows wait for an operator; quiet when none. */
   async reportDead(): Promise<number> {
     try {
-      const [row] = await this.opts.orm.em
-        .fork()
-        .execute<{ n: number; oldest: string | null }[]>(
-          `select count(*)::int as n, min(id)::text as oldest from outbox where dead_at is not null`,
-        );
+      const [row] = await executeBound<{ n: number; oldest: string | null }>(
+        this.opts.orm.em.fork(),
+        `select count(*)::int as n, min(id)::text as oldest from outbox where dead_at is not null`,
+      );
       if (row!.n > 0) {
         this.opts.log.error(
           { dead: row!.n, oldestId: row!.oldest },
@@ -135,7 +136,8 @@ export class OutboxRelay {
   async drainOnce(): Promise<number> {
     const em = this.opts.orm.em.fork();
     return em.transactional(async (tx) => {
-      const rows = await tx.execute<OutboxRow[]>(
+      const rows = await executeBound<OutboxRow>(
+        tx,
         `select id, action, workflow_type, workflow_id, args, signal_name, signal_args, search_attributes, summary, attempts, failures, traceparent
          from outbox where done_at is null and dead_at is null and next_attempt_at <= now()
          order by id limit ? for update skip locked`,
@@ -160,7 +162,8 @@ export class OutboxRelay {
         const failures = row.failures + (refused ? 1 : 0);
         const dead = refused && failures >= (this.opts.deadAfterFailures ?? OUTBOX_DEAD_AFTER_FAILURES);
         const delay = Math.min(60, 2 ** Math.min(row.attempts, 6));
-        await tx.execute(
+        await executeBound(
+          tx,
           `update outbox set attempts = attempts + 1, failures = ?, last_error = ?, next_attempt_at = now() + make_interval(secs => ?),
              dead_at = case when ? then now() end
            where id = ?`,
@@ -177,7 +180,7 @@ export class OutboxRelay {
         else unreachable++;
       }
       if (done.length)
-        await tx.execute(`update outbox set done_at = now() where id in (select jsonb_array_elements_text(?::jsonb)::bigint)`, [
+        await executeBound(tx, `update outbox set done_at = now() where id in (select jsonb_array_elements_text(?::jsonb)::bigint)`, [
           JSON.stringify(done),
         ]);
       this.count(settled, unreachable, results.length - settled - unreachable, deadNow);

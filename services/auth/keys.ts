@@ -6,6 +6,7 @@ import type { StoreMode, StorePlan } from '../../domain/store.js';
 import { clientKey } from '../../domain/client-address.js';
 import { effectivePlan } from '../../domain/plan.js';
 import { sellsCatalogue } from '../../domain/store-mode.js';
+import { executeBound } from '../../db/bound.js';
 
 export interface KeyHit {
   principal: Principal;
@@ -110,12 +111,10 @@ export async function countAnonymous(em: EntityManager, ip: string): Promise<{ c
 
 /** True when some live publishable key lists this origin (answers CORS preflights, which carry no key). */
 export async function isKnownOrigin(em: EntityManager, origin: string): Promise<boolean> {
-  const rows = await em
-    .getConnection()
-    .execute<unknown[]>(
-      `select 1 from api_keys where kind = 'publishable' and revoked_at is null and origins @> array[?::text] limit 1`,
-      [origin],
-      'all',
-    );
+  const rows = await executeBound<unknown>(
+    em,
+    `select 1 from api_keys where kind = 'publishable' and revoked_at is null and origins @> array[?::text] limit 1`,
+    [origin],
+  );
   return rows.length > 0;
 }

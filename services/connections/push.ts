@@ -8,6 +8,7 @@ import type { Resolver } from '../outbound/target.js';
 import { findConnection } from './present.js';
 import type { UpdatePushOutcome } from '../../workflows/definitions.js';
 import { acknowledge, presentUpdate, type UpdateRow } from './updates.js';
+import { executeBound } from '../../db/bound.js';
 
 /** Updates per push request. */
 export const UPDATE_PUSH_BATCH = 50;
@@ -34,7 +35,8 @@ export async function pushUpdateBatch(
     return { stopped: 'disconnected', sent: 0, acknowledged: 0, more: false, nextPushInMs: null };
   if (!connection.push_url || !connection.webhook_secret_sealed)
     return { stopped: 'pull_only', sent: 0, acknowledged: 0, more: false, nextPushInMs: null };
-  const due = await em.execute<UpdateRow[]>(
+  const due = await executeBound<UpdateRow>(
+    em,
     `select * from connection_updates where connection_id = ? and state = 'waiting' and not push_failed and next_push_at <= now()
      order by created_at, id limit ?`,
     [connectionId, UPDATE_PUSH_BATCH],
@@ -67,13 +69,14 @@ export async function pushUpdateBatch(
     else error = 'the reply was not {applied: [...], failed: [...]}';
   }
   // Whatever the reply did not acknowledge waits for the next attempt: 2, 4, 8 … s after attempt 1, 2, 3 …, at most 512 s.
-  await em.execute(
+  await executeBound(
+    em,
     `update connection_updates set push_attempts = push_attempts + 1, last_push_error = ?,
        push_failed = push_attempts + 1 >= ?, next_push_at = now() + make_interval(secs => power(2, least(push_attempts + 1, 9))::int), updated_at = now()
      where id in (select jsonb_array_elements_text(?::jsonb)::uuid) and state = 'waiting'`,
     [error ?? 'not acknowledged in the reply', MAX_PUSH_ATTEMPTS, JSON.stringify(due.map((u) => u.id))],
   );
-  await em.execute(`update connections set status_detail = ? where id = ? and status = 'active'`, [
+  await executeBound(em, `update connections set status_detail = ? where id = ? and status = 'active'`, [
     error ? `pushes failing: ${error}`.slice(0, 300) : null,
     connectionId,
   ]);
@@ -82,7 +85,8 @@ export async function pushUpdateBatch(
 }
 
 async function nextDue(em: EntityManager, connectionId: string): Promise<number | null> {
-  const [row] = await em.execute<{ ms: string | null }[]>(
+  const [row] = await executeBound<{ ms: string | null }>(
+    em,
     `select (extract(epoch from min(next_push_at) - now()) * 1000)::bigint as ms from connection_updates
      where connection_id = ? and state = 'waiting' and not push_failed`,
     [connectionId],

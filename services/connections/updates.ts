@@ -6,6 +6,7 @@ import { iso } from '../../domain/dates.js';
 import { isUuid } from '../../domain/uuid.js';
 import { signalWithStart, updatesQueued, workflowIds, workflows } from '../../workflows/definitions.js';
 import type { Order } from '../../contract/schemas/orders.js';
+import { executeBound } from '../../db/bound.js';
 
 /** Statuses a connected shop is told about; cancelling stays the platform's business. */
 const UPDATE_STATUSES = new Set(['shipped', 'out_for_delivery', 'completed']);
@@ -65,11 +66,14 @@ export async function queueConnectionUpdate(
   const statusMoved = after.status !== before.status && UPDATE_STATUSES.has(after.status);
   const trackingChanged = (['number', 'courier', 'url'] as const).some((k) => after.tracking[k] !== before.tracking[k]);
   if (!statusMoved && !trackingChanged) return null;
-  await em.execute(`update connection_updates set state = 'superseded', updated_at = now() where order_id = ? and state = 'waiting'`, [
-    after.id,
-  ]);
+  await executeBound(
+    em,
+    `update connection_updates set state = 'superseded', updated_at = now() where order_id = ? and state = 'waiting'`,
+    [after.id],
+  );
   const id = randomUUID();
-  await em.execute(
+  await executeBound(
+    em,
     `insert into connection_updates (id, connection_id, order_id, external_id, number, status, tracking, tracking_page_url, comment)
      values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)`,
     [
@@ -93,7 +97,7 @@ export async function queueConnectionUpdate(
  * outbox (starting the workflow if it is not running); db/lanes.ts.
  */
 export async function wakePush(em: EntityManager, connectionId: string) {
-  const [row] = await em.execute<{ store_id: string }[]>(`select store_id from connections where id = ?`, [connectionId]);
+  const [row] = await executeBound<{ store_id: string }>(em, `select store_id from connections where id = ?`, [connectionId]);
   await wakeLane(
     em,
     signalWithStart(workflows.connectionPush, {
@@ -109,7 +113,8 @@ export async function wakePush(em: EntityManager, connectionId: string) {
 
 /** Waiting updates of a connection, oldest first (what pull returns; failed pushes stay pullable). */
 export async function waitingUpdates(em: EntityManager, connectionId: string, limit: number): Promise<UpdateRow[]> {
-  return em.execute<UpdateRow[]>(
+  return executeBound<UpdateRow>(
+    em,
     `select * from connection_updates where connection_id = ? and state = 'waiting' order by created_at, id limit ?`,
     [connectionId, limit],
   );
@@ -126,7 +131,8 @@ export async function acknowledge(
     ...ack.failed.filter((f) => isUuid(f.id)).map((f) => ({ id: f.id, state: 'failed', error: f.error.slice(0, 500) })),
   ];
   if (rows.length === 0) return 0;
-  const done = await em.execute<{ id: string }[]>(
+  const done = await executeBound<{ id: string }>(
+    em,
     `update connection_updates u set state = x.state, ack_error = x.error, acked_at = now(), updated_at = now()
      from (select distinct on (id) id, state, error from jsonb_to_recordset(?::jsonb) as r(id uuid, state text, error text)) x
      where u.id = x.id and u.connection_id = ? and u.state = 'waiting'
@@ -138,7 +144,8 @@ export async function acknowledge(
 
 /** Every update of a connection for support, newest first; `failedOnly` keeps failed pushes and failed applies. */
 export async function listUpdates(em: EntityManager, connectionId: string, failedOnly: boolean) {
-  return em.execute<UpdateRow[]>(
+  return executeBound<UpdateRow>(
+    em,
     `select * from connection_updates where connection_id = ?${failedOnly ? ` and (push_failed or state = 'failed')` : ''} order by created_at desc, id desc limit 500`,
     [connectionId],
   );
@@ -147,7 +154,8 @@ export async function listUpdates(em: EntityManager, connectionId: string, faile
 /** Sends waiting or failed updates again now (operator replay): resets their push state and wakes the push. */
 export async function replayUpdates(em: EntityManager, connectionId: string, updateId?: string): Promise<number> {
   return writeTransaction(em, async (tx) => {
-    const rows = await tx.execute<{ id: string }[]>(
+    const rows = await executeBound<{ id: string }>(
+      tx,
       `update connection_updates set state = 'waiting', push_failed = false, push_attempts = 0, next_push_at = now(), ack_error = null, updated_at = now()
        where connection_id = ? and (state = 'waiting' or state = 'failed')${updateId ? ' and id = ?' : ''} returning id`,
       updateId ? [connectionId, updateId] : [connectionId],

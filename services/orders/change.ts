@@ -11,6 +11,7 @@ import type { OrderRow } from '../../db/tables/orders.js';
 import { recordOrderEvents } from './events.js';
 import { findOrderRow } from './read.js';
 import { queueConnectionUpdate } from '../connections/updates.js';
+import { executeBound } from '../../db/bound.js';
 
 /** The service-side author of a change. */
 export interface OrderEditor {
@@ -62,7 +63,8 @@ export async function patchOrder(em: EntityManager, editor: OrderEditor, id: str
       row.is_cod && status === 'completed' && row.payment_status === 'unpaid' && !isOutside(row)
         ? inferPaymentStatus({ status, isCod: true })
         : row.payment_status;
-    const [updated] = await tx.execute<OrderRow[]>(
+    const [updated] = await executeBound<OrderRow>(
+      tx,
       `update orders set status = ?, status_comment = coalesce(?, status_comment), tracking_number = ?, tracking_courier = ?,
          tracking_url = ?, payment_status = ?, updated_at = now(), version = version + 1
        where id = ? returning *`,
@@ -96,7 +98,8 @@ export async function archiveOrder(em: EntityManager, editor: OrderEditor, id: s
     const row = await findOrderRow(tx, editor.storeId, id, true);
     if (!row) throw notFound('order');
     if (!row.archived) {
-      const [updated] = await tx.execute<OrderRow[]>(
+      const [updated] = await executeBound<OrderRow>(
+        tx,
         `update orders set archived = true, updated_at = now(), version = version + 1 where id = ? returning *`,
         [row.id],
       );

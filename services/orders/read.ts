@@ -4,11 +4,12 @@ import { isUuid } from '../../domain/uuid.js';
 import type { OrderSource, OrderStatus } from '../../domain/order-status.js';
 import { presentOrder } from './present.js';
 import type { OrderRow } from '../../db/tables/orders.js';
+import { executeBound } from '../../db/bound.js';
 
 /** One order of this store, or null (unknown, malformed or another store's id all look the same). */
 export async function findOrderRow(em: EntityManager, storeId: string, id: string, lock = false): Promise<OrderRow | null> {
   if (!isUuid(id)) return null;
-  const rows = await em.execute<OrderRow[]>(`select * from orders where id = ? and store_id = ?${lock ? ' for update' : ''}`, [
+  const rows = await executeBound<OrderRow>(em, `select * from orders where id = ? and store_id = ?${lock ? ' for update' : ''}`, [
     id,
     storeId,
   ]);

@@ -82,8 +82,8 @@ export async function deleteEndpoint(em: EntityManager, storeId: string, id: str
     if (rows.length === 0) throw notFound('webhook');
     await executeBound(
       tx,
-      `update webhook_deliveries set status = 'cancelled', error = 'endpoint deleted', finished_at = now() where endpoint_id = ? and status = 'pending'`,
-      [id],
+      `update webhook_deliveries set status = 'cancelled', error = 'endpoint deleted', finished_at = now() where store_id = ? and endpoint_id = ? and status = 'pending' and finished_at is null`,
+      [storeId, id],
     );
     return { id, deleted: true as const };
   });
