@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 /** The layers from the ground up; a layer may import those listed before it, never those after. */
-const LAYERS = ['domain', 'contract', 'config', 'workflows', 'db', 'services', 'activities', 'temporal', 'web', 'api'];
+const LAYERS = ['domain', 'contract', 'config', 'observability', 'workflows', 'db', 'services', 'activities', 'temporal', 'web', 'api'];
 /** What a layer must not import beyond the layers above it (workflows run in Temporal's sandbox). */
 const EXTRA = {
   domain: ['fastify', '@mikro-orm/*', 'pg', '@temporalio/*'],
@@ -11,7 +11,7 @@ const EXTRA = {
   workflows: ['fastify', '@mikro-orm/*', 'pg', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', 'node:*'],
 };
 
-const above = (layer) => LAYERS.slice(LAYERS.indexOf(layer) + 1).concat(['scripts', 'bench', 'test', 'examples', 'sdk']);
+const above = (layer) => LAYERS.slice(LAYERS.indexOf(layer) + 1).concat(['dev', 'scripts', 'bench', 'test', 'examples', 'sdk']);
 const layerRules = LAYERS.map((layer) => ({
   files: [`${layer}/**/*.ts`],
   rules: {
@@ -67,6 +67,24 @@ export default tseslint.config(
   },
   ...layerRules,
   {
+    // dev/ is tooling for npm start, the tests and the bench (the embedded PostgreSQL, the Temporal dev server):
+    // no floor imports it (the layers' rule above), and it imports none of the folders that use it.
+    files: ['dev/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(scripts|bench|test|examples|sdk)/',
+              message: 'dev/ serves scripts, the bench and the tests; it imports none of them (README, Architecture).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The plugin kit is published to plugin authors: it stands alone, with no import from the service.
     files: ['plugin-kit/**/*.ts'],
     rules: {
@@ -75,7 +93,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: `^(\\.\\./)+(${LAYERS.join('|')}|scripts|bench|test|examples)/`,
+              regex: `^(\\.\\./)+(${LAYERS.join('|')}|dev|scripts|bench|test|examples)/`,
               message: 'plugin-kit/ stands alone: no import from the service (plugin-kit/README.md).',
             },
           ],

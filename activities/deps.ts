@@ -2,8 +2,8 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { ResolvedConfig } from '../config/env.js';
 import type { Resolver } from '../services/outbound/target.js';
 import type { LaneWakeups } from './lane-wakeups.js';
-import type { WorkerMetrics } from '../config/metrics.js';
-import type { StoreOutboundBudget, TargetCircuit } from './outbound-budget.js';
+import type { WorkerMetrics } from '../observability/metrics.js';
+import type { StoreOutboundBudget, TargetCircuit } from './outbound/budget.js';
 
 /** What every activity may use: the activities' only door to I/O. */
 export interface ActivityDeps {

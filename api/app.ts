@@ -1,4 +1,4 @@
-import { webhookShards } from '../workflows/definitions.js';
+import { webhookShards } from '../workflows/webhooks/definitions.js';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
@@ -15,7 +15,7 @@ import { corsPlugin } from './plugins/cors.js';
 import { jsonBodyParser } from './plugins/raw-json-body.js';
 import { noNulText } from './plugins/no-nul-text.js';
 import { traceRoutePlugin } from './plugins/trace-route.js';
-import { tracingActive } from '../config/tracing.js';
+import { tracingActive } from '../observability/tracing.js';
 import { meRoutes } from './routes/me.js';
 import { orderRoutes } from './routes/orders.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -26,10 +26,10 @@ import { externalProductRoutes } from './routes/external-products.js';
 import { checkoutRoutes } from './routes/checkout.js';
 import { metaRoutes } from './routes/meta.js';
 import { webPages } from '../web/index.js';
-import { createLogger } from '../config/logger.js';
+import { createLogger } from '../observability/logger.js';
 import { systemResolver, type Resolver } from '../services/outbound/target.js';
 import { answerUnreadableRequest } from './unreadable-request.js';
-import type { ApiMetrics } from '../config/metrics.js';
+import type { ApiMetrics } from '../observability/metrics.js';
 import { metricsPlugin } from './plugins/metrics.js';
 
 declare module 'fastify' {

@@ -1,10 +1,10 @@
 // Process entry of the API alone (`npm run start:api`); several may run against one database and Temporal.
 import { loadConfig, requireResolved } from '../config/env.js';
 import { buildApp } from './app.js';
-import { createLogger } from '../config/logger.js';
-import { startMetricsPage } from '../config/metrics-page.js';
-import { apiMetrics, createMetricsRegistry } from '../config/metrics.js';
-import { startTracing } from '../config/tracing.js';
+import { createLogger } from '../observability/logger.js';
+import { startMetricsPage } from '../observability/metrics-page.js';
+import { apiMetrics, createMetricsRegistry } from '../observability/metrics.js';
+import { startTracing } from '../observability/tracing.js';
 import { migrate, openOrm } from '../db/orm.js';
 import { createTemporalClient } from '../temporal/client.js';
 import { CLOSE_TIMEOUT_MS, DRAIN_MS, drainAndClose } from './shutdown.js';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { prepared, runPrepared } from './prepared.js';
-import type { WorkflowHandOff } from '../workflows/definitions.js';
+import type { WorkflowHandOff } from '../workflows/hand-off.js';
 import { OUTBOX_CHANNEL, OUTBOX_COLUMNS, OUTBOX_RECORD, outboxRow } from './outbox.js';
 import { executeBound } from './bound.js';
 

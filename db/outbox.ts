@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { currentTraceparent } from '../config/trace-context.js';
-import type { WorkflowHandOff } from '../workflows/definitions.js';
+import { currentTraceparent } from '../observability/trace-context.js';
+import type { WorkflowHandOff } from '../workflows/hand-off.js';
 import { executeBound } from './bound.js';
 
-// Hand-offs are built by startWorkflow and signalWithStart (workflows/definitions.ts), which check the
+// Hand-offs are built by startWorkflow and signalWithStart (workflows/hand-off.ts), which check the
 // workflow's and the signal's arguments against their definitions; this module only stores them.
 
 /** The outbox's channel: the relay wakes on it right after the writing transaction commits. */

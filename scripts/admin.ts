@@ -1,7 +1,7 @@
 // `npm run --silent admin -- <command> [options] [--json]`: the operator CLI of CONTRACT.md.
 // With --json, stdout carries exactly one JSON document on success and nothing on failure.
 import { ConfigError, loadConfig } from '../config/env.js';
-import { webhookShards } from '../workflows/definitions.js';
+import { webhookShards } from '../workflows/webhooks/definitions.js';
 import { ApiError } from '../contract/errors.js';
 import { parseCommandLine, wantsJson } from './admin/args.js';
 import { type Command } from './admin/command.js';

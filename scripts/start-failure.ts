@@ -1,6 +1,6 @@
 // Why `npm start` could not start, as the one line it prints: the cause and the fix, never a stack.
 import { ConfigError } from '../config/env.js';
-import { DatabaseMissingError, EmbeddedPostgresError } from '../db/embedded.js';
+import { DatabaseMissingError, EmbeddedPostgresError } from '../dev/db/embedded.js';
 
 export interface StartStage {
   /** What was being started when it failed. */

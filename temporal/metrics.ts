@@ -1,8 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { ActivityInterceptorsFactory, MetricsExporterConfig } from '@temporalio/worker';
 import type { Registry } from 'prom-client';
-import { outboxGauges, workerMetrics, type MetricsProcess, type WorkerMetrics } from '../config/metrics.js';
-import { freePort } from '../db/embedded.js';
+import { outboxGauges, workerMetrics, type MetricsProcess, type WorkerMetrics } from '../observability/metrics.js';
+import { freePort } from '../config/free-port.js';
 import { outboxState } from '../services/outbox.js';
 
 /** What a worker needs to keep metrics: its counters, and where the Temporal SDK serves its own. */

@@ -2,13 +2,13 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import type { Logger } from 'pino';
-import type { WorkerMetrics } from '../config/metrics.js';
+import type { WorkerMetrics } from '../observability/metrics.js';
 import { SpanKind } from '@opentelemetry/api';
-import { inStoredTrace, traceLink } from '../config/trace-context.js';
+import { inStoredTrace, traceLink } from '../observability/trace-context.js';
 import { OUTBOX_CHANNEL } from '../db/outbox.js';
 import { PgNotifications } from '../db/notifications.js';
 import { OUTBOX_DEAD_AFTER_FAILURES } from '../services/outbox.js';
-import { SEARCH_ATTRIBUTES, type SearchAttributeName } from '../workflows/definitions.js';
+import { SEARCH_ATTRIBUTES, type SearchAttributeName } from '../workflows/hand-off.js';
 import { describeTemporalError, isTemporalBusyOrDown } from './errors.js';
 import { executeBound } from '../db/bound.js';
 

@@ -1,8 +1,10 @@
 import { ScheduleAlreadyRunning, type Client, type ScheduleOptionsStartWorkflowAction, type ScheduleSpec } from '@temporalio/client';
 import { OUTBOX_PURGE_BATCH, OUTBOX_RETENTION_DAYS } from '../services/outbox.js';
-import { CUT_OFF_AFTER_SECONDS, RATE_LIMIT_WINDOWS_KEPT_SECONDS } from '../services/housekeeping.js';
-import { RETENTION_BATCH, RETENTION_RUN_BUDGET_MS } from '../services/retention.js';
-import { HOUSEKEEPING_JOBS, workflowIds, workflows, type HousekeepingJob, type WorkflowOf } from '../workflows/definitions.js';
+import { CUT_OFF_AFTER_SECONDS, RATE_LIMIT_WINDOWS_KEPT_SECONDS } from '../services/housekeeping/jobs.js';
+import { RETENTION_BATCH, RETENTION_RUN_BUDGET_MS } from '../services/housekeeping/retention.js';
+import { HOUSEKEEPING_JOBS, type HousekeepingJob } from '../workflows/housekeeping/definitions.js';
+import { workflowIds, workflows } from '../workflows/catalog.js';
+import { type WorkflowOf } from '../workflows/hand-off.js';
 
 /** How often each housekeeping job runs, and what its runs say in the Temporal UI. */
 export const HOUSEKEEPING: Record<HousekeepingJob, { every: string; summary: string }> = {

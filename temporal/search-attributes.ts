@@ -1,6 +1,6 @@
 import type { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { SEARCH_ATTRIBUTES } from '../workflows/definitions.js';
+import { SEARCH_ATTRIBUTES } from '../workflows/hand-off.js';
 
 /** Registers our search attributes on the namespace; a no-op when they exist (dev server or cluster). */
 export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<void> {

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
 import type { InjectedSinks, WorkerInterceptors } from '@temporalio/worker';
-import { activeTracing } from '../config/tracing.js';
+import { activeTracing } from '../observability/tracing.js';
 
 /** Temporal's OpenTelemetry interceptors, for a process whose tracing is on. */
 export interface TemporalTracing {

@@ -1,11 +1,11 @@
 // Process entry of the Temporal worker and outbox relay alone (`npm run start:worker`).
 import { loadConfig, requireResolved } from '../config/env.js';
-import { createLogger } from '../config/logger.js';
-import { startMetricsPage } from '../config/metrics-page.js';
-import { createMetricsRegistry } from '../config/metrics.js';
+import { createLogger } from '../observability/logger.js';
+import { startMetricsPage } from '../observability/metrics-page.js';
+import { createMetricsRegistry } from '../observability/metrics.js';
 import { migrate, openOrm } from '../db/orm.js';
 import { prepareWorkerMetrics, temporalMetricsUrl } from './metrics.js';
-import { startTracing } from '../config/tracing.js';
+import { startTracing } from '../observability/tracing.js';
 import { loadTemporalTracing } from './tracing.js';
 import { startWorker } from './worker.js';
 

@@ -8,13 +8,13 @@ import type { Logger } from 'pino';
 import { createActivities, createOutboundActivities } from '../activities/index.js';
 import { LaneWakeups } from '../activities/lane-wakeups.js';
 import { PgNotifications } from '../db/notifications.js';
-import { StoreOutboundBudget, TargetCircuit } from '../activities/outbound-budget.js';
-import { outboundTaskQueue } from '../workflows/outbound-queue.js';
+import { StoreOutboundBudget, TargetCircuit } from '../activities/outbound/budget.js';
+import { outboundTaskQueue } from '../workflows/outbound/queue.js';
 import type { ResolvedConfig } from '../config/env.js';
 import { OutboxRelay } from './outbox-relay.js';
 import { ensureHousekeepingSchedules } from './schedules.js';
 import { ensureSearchAttributes } from './search-attributes.js';
-import { webhookShards } from '../workflows/definitions.js';
+import { webhookShards } from '../workflows/webhooks/definitions.js';
 import { activityMetricsInterceptor, temporalRuntimeMetrics, type WorkerMetricsSetup } from './metrics.js';
 import type { TemporalTracing } from './tracing.js';
 
@@ -139,7 +139,7 @@ export function startWorker({
           taskQueue: config.taskQueue,
           workflowBundle: await workflowBundle(tracing),
           // Every activity: workflows started before the outbound queue existed keep scheduling their
-          // sends here (workflows/outbound-queue.ts); new ones send on the outbound queue only.
+          // sends here (workflows/outbound/queue.ts); new ones send on the outbound queue only.
           activities: createActivities(deps),
           // Tracing first: the metrics interceptor's work then happens inside the RunActivity span.
           ...activityInterceptors,

@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { startEmbeddedPostgres, ensureDatabase } from '../db/embedded.js';
+import { startEmbeddedPostgres, ensureDatabase } from '../dev/db/embedded.js';
 import { migrate } from '../db/orm.js';
-import { ensureTemporalCli, startDevServer, stopChild } from '../temporal/dev-server.js';
+import { ensureTemporalCli, startDevServer, stopChild } from '../dev/temporal/dev-server.js';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const say = (line: string) => console.log(`[test setup] ${line}`);

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { ApiMetrics } from '../../config/metrics.js';
+import type { ApiMetrics } from '../../observability/metrics.js';
 
 /** The kind of key that called: a connection key is a secret key bound to a connected shop. */
 function keyKind(request: FastifyRequest): string {

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { annotateActiveSpan, distrustClientTraceContext, linkClientTrace } from '../../config/trace-context.js';
+import { annotateActiveSpan, distrustClientTraceContext, linkClientTrace } from '../../observability/trace-context.js';
 
 /**
  * Names the HTTP server span (started by the http instrumentation) after the matched route, as
  * `POST /api/v1/orders`, and tags it with the request id the response carries. Every request starts a
- * trace of its own: a client's `traceparent` is only linked (config/trace-context.ts says why).
+ * trace of its own: a client's `traceparent` is only linked (observability/trace-context.ts says why).
  * Registered only when tracing is on.
  */
 export const traceRoutePlugin = fp(async (app: FastifyInstance) => {

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import pg from 'pg';
-import { ensureDatabase, startEmbeddedPostgres } from '../../db/embedded.js';
+import { ensureDatabase, startEmbeddedPostgres } from '../../dev/db/embedded.js';
 import { migrate } from '../../db/orm.js';
 import { onCleanup } from './cleanup.js';
 import { repoRoot } from './processes.js';

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { stopChild } from '../../temporal/dev-server.js';
+import { stopChild } from '../../dev/temporal/dev-server.js';
 import { onCleanup, trackChild } from './cleanup.js';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type pg from 'pg';
-import { workflows } from '../../workflows/definitions.js';
+import { workflows } from '../../workflows/catalog.js';
 import { measureCpu, type CpuGroups } from './cpu.js';
 
 export interface Drain {

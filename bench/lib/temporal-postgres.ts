@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
 import pg from 'pg';
 import { createTemporalClient } from '../../temporal/client.js';
-import { ensureTemporalCli, stopChild } from '../../temporal/dev-server.js';
+import { ensureTemporalCli, stopChild } from '../../dev/temporal/dev-server.js';
 import { trackChild } from './cleanup.js';
 import { postgresBackends, type CpuGroups } from './cpu.js';
 import type { BenchEnv } from './environment.js';

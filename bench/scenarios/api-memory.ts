@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { freePort } from '../../db/embedded.js';
+import { freePort } from '../../config/free-port.js';
 import { attachHeapProbe, type HeapProbe } from '../lib/heap-probe.js';
 import { MIX, mixedLoad } from '../lib/mixed-load.js';
 import { logDir, peakRssMb, resetPeakRss, rssMb } from '../lib/processes.js';

@@ -205,7 +205,7 @@ function coldStarts(env: BenchEnv) {
     let workerDown = false;
     try {
       // API: spawned like start:api, polled every 20 ms on GET /api/v1/me with a key until it answers 2xx.
-      const { freePort } = await import('../../db/embedded.js');
+      const { freePort } = await import('../../config/free-port.js');
       const port = await freePort();
       const t0 = now();
       const api = spawnNode('api-cold', startScriptArgs('start:api'), { ...env.serviceEnv, PORT: String(port) });

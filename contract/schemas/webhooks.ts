@@ -47,7 +47,7 @@ export const WebhookDeleted = z.object({ id: z.uuid(), deleted: z.literal(true) 
 export const WebhookEventType = z.enum(ORDER_EVENT_TYPES).openapi('WebhookEventType');
 
 /**
- * The body of every webhook delivery (activities/webhook-send.ts writes these bytes): the event's id (also sent as
+ * The body of every webhook delivery (activities/webhooks/send.ts writes these bytes): the event's id (also sent as
  * webhook-id), its type, when it happened, and the order as GET /orders/{id} showed it at that moment.
  */
 export const WebhookDelivery = z

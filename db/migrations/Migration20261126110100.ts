@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * Tables that stay small (issue 25): the delivery log and the order events are pruned by the housekeeping
- * `retention` job (services/retention.ts), and a delivery's status changes become HOT updates where they can.
+ * `retention` job (services/housekeeping/retention.ts), and a delivery's status changes become HOT updates where they can.
  *
  * PostgreSQL updates a row in place on its page, without a new entry in every index (a HOT update), only
  * when no column the update changes appears in any index, key or partial-index predicate, and the page has

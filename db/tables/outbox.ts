@@ -1,5 +1,5 @@
-import { currentTraceparent } from '../../config/trace-context.js';
-import type { SearchAttributeName, WorkflowHandOff } from '../../workflows/definitions.js';
+import { currentTraceparent } from '../../observability/trace-context.js';
+import type { SearchAttributeName, WorkflowHandOff } from '../../workflows/hand-off.js';
 import { bigint, integer, jsonb, oneOf, recordsetColumns, text, timestamptz, table, type RowOf } from './columns.js';
 
 /**

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config/env.js';
-import { readEmbeddedUrl } from '../../db/embedded-url.js';
+import { readEmbeddedUrl } from '../../dev/db/embedded-url.js';
 import { ormConfig, pendingMigrations } from '../../db/orm.js';
 import { CommandError } from './errors.js';
 

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../../db/bound.js';
-import type { CheckoutExpiryInput } from '../../workflows/definitions.js';
+import type { CheckoutExpiryInput } from '../../workflows/checkout/definitions.js';
 
 /**
  * Marks every still-open session of the store with expires_at up to the bucket's end as expired, in one

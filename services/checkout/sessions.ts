@@ -10,7 +10,8 @@ import { iso } from '../../domain/dates.js';
 import { OUTBOX_CHANNEL, OUTBOX_COLUMNS, OUTBOX_RECORD, outboxRow } from '../../db/outbox.js';
 import { prepared, runPrepared } from '../../db/prepared.js';
 import { expiryBucketSeconds } from '../../domain/checkout-expiry.js';
-import { startWorkflow, workflowIds, workflows } from '../../workflows/definitions.js';
+import { startWorkflow } from '../../workflows/hand-off.js';
+import { workflowIds, workflows } from '../../workflows/catalog.js';
 import { callerStore } from '../catalog/read.js';
 import { priceLines } from './cart.js';
 

@@ -10,7 +10,9 @@ import { sealSecret } from '../../domain/secret-box.js';
 import { shopHost } from '../../domain/shop-host.js';
 import { CONNECTED_SHOPS_PER_PLAN, type StorePlan } from '../../domain/store.js';
 import { generateWebhookSecret } from '../../domain/webhook-signature.js';
-import { connectCodeExchanged, signalWithStart, startWorkflow, workflowIds, workflows } from '../../workflows/definitions.js';
+import { connectCodeExchanged } from '../../workflows/connections/definitions.js';
+import { signalWithStart, startWorkflow } from '../../workflows/hand-off.js';
+import { workflowIds, workflows } from '../../workflows/catalog.js';
 import { createKey } from '../stores.js';
 import { connectedStore } from './present.js';
 

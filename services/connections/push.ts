@@ -6,7 +6,7 @@ import { timestampedSignature } from '../../domain/webhook-signature.js';
 import { postOnce, USER_AGENT } from '../outbound/send.js';
 import type { Resolver } from '../outbound/target.js';
 import { findConnection } from './present.js';
-import type { UpdatePushOutcome } from '../../workflows/definitions.js';
+import type { UpdatePushOutcome } from '../../workflows/connections/definitions.js';
 import { acknowledge, presentUpdate, type UpdateRow } from './updates.js';
 import { executeBound } from '../../db/bound.js';
 

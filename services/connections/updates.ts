@@ -4,7 +4,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { wakeLane } from '../../db/lanes.js';
 import { iso } from '../../domain/dates.js';
 import { isUuid } from '../../domain/uuid.js';
-import { signalWithStart, updatesQueued, workflowIds, workflows } from '../../workflows/definitions.js';
+import { signalWithStart } from '../../workflows/hand-off.js';
+import { updatesQueued } from '../../workflows/connections/definitions.js';
+import { workflowIds, workflows } from '../../workflows/catalog.js';
 import type { Order } from '../../contract/schemas/orders.js';
 import { executeBound } from '../../db/bound.js';
 

@@ -1,20 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Order } from '../../contract/schemas/orders.js';
-import { currentTraceparent } from '../../config/trace-context.js';
+import { currentTraceparent } from '../../observability/trace-context.js';
 import { executeBound } from '../../db/bound.js';
 import { laneNotify, laneWakeUpCtes } from '../../db/lanes.js';
 import { OUTBOX_CHANNEL, OUTBOX_COLUMNS, OUTBOX_RECORD, outboxRow } from '../../db/outbox.js';
 import type { OrderEventType } from '../../domain/order-events.js';
-import {
-  deliveriesWaiting,
-  signalWithStart,
-  startWorkflow,
-  webhookShard,
-  webhookShards,
-  workflowIds,
-  workflows,
-} from '../../workflows/definitions.js';
+import { deliveriesWaiting, webhookShard, webhookShards } from '../../workflows/webhooks/definitions.js';
+import { signalWithStart, startWorkflow } from '../../workflows/hand-off.js';
+import { workflowIds, workflows } from '../../workflows/catalog.js';
 
 export interface NewOrderEvent {
   storeId: string;

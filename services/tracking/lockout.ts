@@ -3,14 +3,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../../db/bound.js';
 import { enqueueHandOffs } from '../../db/outbox.js';
 import { iso } from '../../domain/dates.js';
-import {
-  signalWithStart,
-  workflowIds,
-  workflows,
-  wrongContactTried,
-  type TrackingLockoutInput,
-  type TrackingLockoutState,
-} from '../../workflows/definitions.js';
+import { signalWithStart } from '../../workflows/hand-off.js';
+import { workflowIds, workflows } from '../../workflows/catalog.js';
+import { wrongContactTried, type TrackingLockoutInput, type TrackingLockoutState } from '../../workflows/tracking/definitions.js';
 
 export interface LockoutRule {
   /** TRACKING_MAX_WRONG_CONTACT: the wrong try that reaches it starts the lockout. */

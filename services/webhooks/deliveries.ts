@@ -4,7 +4,9 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { enqueueHandOffs } from '../../db/outbox.js';
 import { iso, isoOrNull } from '../../domain/dates.js';
-import { startWorkflow, workflowIds, workflows, type PlannedDelivery } from '../../workflows/definitions.js';
+import { startWorkflow } from '../../workflows/hand-off.js';
+import { workflowIds, workflows } from '../../workflows/catalog.js';
+import { type PlannedDelivery } from '../../workflows/webhooks/definitions.js';
 
 export interface DeliveryView {
   id: string;

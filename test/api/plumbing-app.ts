@@ -5,7 +5,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { inject } from 'vitest';
 import { buildApp } from '../../api/app.js';
 import { loadConfig } from '../../config/env.js';
-import { createLogger } from '../../config/logger.js';
+import { createLogger } from '../../observability/logger.js';
 import { openOrm } from '../../db/orm.js';
 import { createTemporalClient, type TemporalHandle } from '../../temporal/client.js';
 import { randomLoopbackIp } from '../helpers/app.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Update } from '../../examples/plugin/shop.js';
 import { startWorker, type WorkerHandle } from '../../temporal/worker.js';
-import { createLogger } from '../../config/logger.js';
+import { createLogger } from '../../observability/logger.js';
 import { bearer } from '../helpers/app.js';
 import { createIsolatedDatabase } from '../helpers/isolated.js';
 import { startReceiver } from '../helpers/receiver.js';

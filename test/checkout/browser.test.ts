@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { screenshotPath } from '../helpers/screenshots.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../db/embedded.js';
+import { freePort } from '../../config/free-port.js';
 import { insertProducts } from '../../services/catalog/create.js';
 import { DEMO_PRODUCTS } from '../../services/catalog/demo-products.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/app.js';

@@ -3,7 +3,7 @@ import { hashCheckoutToken } from '../../domain/checkout-token.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/receiver.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
-import { workflowIds } from '../../workflows/definitions.js';
+import { workflowIds } from '../../workflows/catalog.js';
 import { expireCheckoutBucket } from '../../services/checkout/expire.js';
 import { addProduct, api, pathOf, postCart, SHOPPER, sql } from '../catalog/fixtures.js';
 

@@ -1,4 +1,4 @@
-import { workflowIds } from '../../workflows/definitions.js';
+import { workflowIds } from '../../workflows/catalog.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashCheckoutToken } from '../../domain/checkout-token.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ensureDatabase } from '../../db/embedded.js';
+import { ensureDatabase } from '../../dev/db/embedded.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/app.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { describeStartFailure } from '../../scripts/start-failure.js';
-import { ensureTemporalCli } from '../../temporal/dev-server.js';
+import { ensureTemporalCli } from '../../dev/temporal/dev-server.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), 'sc-start-'));

@@ -5,7 +5,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { elapsed, ensureTemporalCliWithProgress } from '../../temporal/cli-build.js';
+import { elapsed, ensureTemporalCliWithProgress } from '../../dev/temporal/cli-build.js';
 
 let dir: string;
 let saved: { PATH?: string; TEMPORAL_CLI?: string };

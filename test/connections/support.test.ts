@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { bearer, createListeningTestApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/receiver.js';
 import { createTestStore } from '../helpers/store.js';
-import { replayUpdates } from '../../workflows/definitions.js';
+import { replayUpdates } from '../../workflows/connections/definitions.js';
 import { connectedPlugin, mirroredOrder } from './fixtures.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));

@@ -3,7 +3,7 @@ import { verifyPushedUpdates, WebhookVerificationError } from '@store-commerce/p
 import { timestampedSignature } from '../../domain/webhook-signature.js';
 import { bearer, createListeningTestApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/receiver.js';
-import { workflowIds } from '../../workflows/definitions.js';
+import { workflowIds } from '../../workflows/catalog.js';
 import { connectedPlugin, mirroredOrder } from './fixtures.js';
 
 let t: TestApp & { baseUrl: string };

@@ -1,7 +1,7 @@
 // The connect page's rules at the HTTP level: parameters checked before anything (an error page, never a
 // redirect, when return_url is not proven the shop's own), sign-in keeping the parameters, approve / decline,
 // the plan limit, and codes only for own stores. Failures that go back to the plugin: test/connections/connect-failures.test.ts.
-import { setStorePlan } from '../../services/plans.js';
+import { setStorePlan } from '../../services/plans/change.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTestConnection } from '../helpers/store.js';

@@ -13,7 +13,7 @@ import { buildApp } from '../../api/app.js';
 import { loadConfig, type ResolvedConfig } from '../../config/env.js';
 import { ENDPOINTS } from '../../api/access.js';
 import { ERROR_STATUS } from '../../contract/errors.js';
-import { createLogger } from '../../config/logger.js';
+import { createLogger } from '../../observability/logger.js';
 import { openOrm } from '../../db/orm.js';
 import { approveConnection } from '../../services/connections/codes.js';
 import { revokeKey } from '../../services/stores.js';

@@ -5,9 +5,9 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { inject } from 'vitest';
 import { buildApp } from '../../api/app.js';
 import { loadConfig, type ResolvedConfig } from '../../config/env.js';
-import { createLogger } from '../../config/logger.js';
+import { createLogger } from '../../observability/logger.js';
 import { openOrm } from '../../db/orm.js';
-import { freePort } from '../../db/embedded.js';
+import { freePort } from '../../config/free-port.js';
 import { createTemporalClient, type TemporalHandle } from '../../temporal/client.js';
 
 export interface TestApp {

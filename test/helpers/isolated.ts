@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { ensureDatabase } from '../../db/embedded.js';
+import { ensureDatabase } from '../../dev/db/embedded.js';
 import { migrate } from '../../db/orm.js';
 
 /**

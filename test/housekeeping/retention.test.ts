@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config/env.js';
 import { listDeliveries, replayDelivery } from '../../services/webhooks/deliveries.js';
 import { claimDeliveries } from '../../services/webhooks/lane.js';
-import { pruneDeliveryLog, pruneOrderEvents } from '../../services/retention.js';
+import { pruneDeliveryLog, pruneOrderEvents } from '../../services/housekeeping/retention.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/app.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { addKey, createTestStore } from '../helpers/store.js';

@@ -5,7 +5,7 @@ import { errorOf, orderBody, orderCount, ordersApi, sql } from './fixtures.js';
 import { eventually, startReceiver } from '../helpers/receiver.js';
 import { recordStatements } from '../helpers/sql-count.js';
 import { createEndpoint } from '../../services/webhooks/endpoints.js';
-import { workflowIds } from '../../workflows/definitions.js';
+import { workflowIds } from '../../workflows/catalog.js';
 
 let t: TestApp;
 let s: TestStore;

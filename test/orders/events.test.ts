@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ORDER_EVENT_TYPES } from '../../domain/order-events.js';
-import { webhookShard, webhookShards, workflowIds } from '../../workflows/definitions.js';
+import { webhookShard, webhookShards } from '../../workflows/webhooks/definitions.js';
+import { workflowIds } from '../../workflows/catalog.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTestConnection, createTestStore, type TestStore } from '../helpers/store.js';
 import { startReceiver } from '../helpers/receiver.js';

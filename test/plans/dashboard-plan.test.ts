@@ -1,6 +1,6 @@
 // The dashboard shows the plan and its end read-only (the operator sets it) and refuses a plan change.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setStorePlan } from '../../services/plans.js';
+import { setStorePlan } from '../../services/plans/change.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { PageClient } from '../dashboard/client.js';
 

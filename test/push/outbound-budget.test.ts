@@ -1,7 +1,7 @@
 // Each store's turns on the outbound worker, and the cool-down of targets that give no answer.
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { STORE_OUTBOUND_BUSY, StoreOutboundBudget, TargetCircuit } from '../../activities/outbound-budget.js';
+import { STORE_OUTBOUND_BUSY, StoreOutboundBudget, TargetCircuit } from '../../activities/outbound/budget.js';
 
 describe('a store’s outbound turns', () => {
   it('past its turns a send fails at once with the retryable StoreOutboundBusy, another store is not counted, and a turn comes back when a send ends or throws', async () => {

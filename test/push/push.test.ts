@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sweepCutOffDeliveries } from '../../services/housekeeping.js';
+import { sweepCutOffDeliveries } from '../../services/housekeeping/jobs.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/receiver.js';
 import { addKey } from '../helpers/store.js';

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { workflows } from '../../workflows/definitions.js';
+import { workflows } from '../../workflows/catalog.js';
 import { HISTORIES_DIR } from './record.js';
 
 // The replay worker's bundling and state lines are noise here; its warnings and errors are kept.

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../config/logger.js';
+import { createLogger } from '../../observability/logger.js';
 import { PAGE_HEADERS } from '../../web/html.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 

@@ -1,23 +1,15 @@
-// The contract in workflows/definitions.ts: every definition names a workflow the worker runs, the names
+// The contract in workflows/catalog.ts: every definition names a workflow the worker runs, the names
 // on the wire never change (outbox rows and running workflows of earlier versions carry them), and a
 // row written the old way is still handed over and its signal arrives.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as registered from '../../workflows/index.js';
-import {
-  connectCodeExchanged,
-  deliveriesWaiting,
-  liftLockout,
-  planEndChanged,
-  replayUpdates,
-  signalWithStart,
-  startWorkflow,
-  trackingLockoutState,
-  updatesQueued,
-  workflowIds,
-  workflows,
-  wrongContactTried,
-} from '../../workflows/definitions.js';
+import { connectCodeExchanged, replayUpdates, updatesQueued } from '../../workflows/connections/definitions.js';
+import { deliveriesWaiting } from '../../workflows/webhooks/definitions.js';
+import { liftLockout, trackingLockoutState, wrongContactTried } from '../../workflows/tracking/definitions.js';
+import { planEndChanged } from '../../workflows/plans/definitions.js';
+import { signalWithStart, startWorkflow } from '../../workflows/hand-off.js';
+import { workflowIds, workflows } from '../../workflows/catalog.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/receiver.js';
 import { createTestStore } from '../helpers/store.js';

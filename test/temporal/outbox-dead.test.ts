@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createLogger } from '../../config/logger.js';
+import { createLogger } from '../../observability/logger.js';
 import { openOrm } from '../../db/orm.js';
 import { OUTBOX_DEAD_AFTER_FAILURES } from '../../services/outbox.js';
 import { createTemporalClient, type TemporalHandle } from '../../temporal/client.js';

@@ -7,9 +7,9 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { ensureDatabase, startEmbeddedPostgres } from '../../db/embedded.js';
+import { ensureDatabase, startEmbeddedPostgres } from '../../dev/db/embedded.js';
 import { migrate } from '../../db/orm.js';
-import { ensureTemporalCli, startDevServer } from '../../temporal/dev-server.js';
+import { ensureTemporalCli, startDevServer } from '../../dev/temporal/dev-server.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const say = (line: string) => console.log(`[topology setup] ${line}`);

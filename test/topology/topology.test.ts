@@ -5,9 +5,9 @@
 import { Client, Connection } from '@temporalio/client';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../../db/embedded.js';
+import { freePort } from '../../config/free-port.js';
 import { openOrm } from '../../db/orm.js';
-import { workflowIds } from '../../workflows/definitions.js';
+import { workflowIds } from '../../workflows/catalog.js';
 import { bearer } from '../helpers/app.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { startInOneRateWindow, RATE_WINDOW_WAIT_MS } from '../helpers/rate-window.js';

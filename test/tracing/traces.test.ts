@@ -6,11 +6,11 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { workflowIds } from '../../workflows/definitions.js';
-import { freePort } from '../../db/embedded.js';
+import { workflowIds } from '../../workflows/catalog.js';
+import { freePort } from '../../config/free-port.js';
 import { openOrm } from '../../db/orm.js';
-import { tracingSettings } from '../../config/tracing.js';
-import { stopChild } from '../../temporal/dev-server.js';
+import { tracingSettings } from '../../observability/tracing.js';
+import { stopChild } from '../../dev/temporal/dev-server.js';
 import { testEnv } from '../global-setup.js';
 import { createIsolatedDatabase } from '../helpers/isolated.js';
 import { eventually, startReceiver } from '../helpers/receiver.js';
@@ -229,7 +229,7 @@ describe('tracing without an endpoint', () => {
   const probe = (env: Record<string, string>) => {
     const script = `
       import { createRequire } from 'node:module';
-      import { startTracing, tracingActive } from './config/tracing.ts';
+      import { startTracing, tracingActive } from './observability/tracing.ts';
       const handle = await startTracing(process.env, 'api');
       const loaded = Object.keys(createRequire(import.meta.url).cache).filter((f) => /@opentelemetry[\\/\\\\](sdk-|exporter-|instrumentation)/.test(f));
       console.log(JSON.stringify({ started: handle !== null, active: tracingActive(), sdkModules: loaded.length }));

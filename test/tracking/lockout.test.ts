@@ -3,7 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/receiver.js';
-import { liftLockout, SEARCH_ATTRIBUTES, trackingLockoutState, workflowIds } from '../../workflows/definitions.js';
+import { liftLockout, trackingLockoutState } from '../../workflows/tracking/definitions.js';
+import { SEARCH_ATTRIBUTES } from '../../workflows/hand-off.js';
+import { workflowIds } from '../../workflows/catalog.js';
 import { createOrder, lockoutRow, nextNumber, postForm, SHOPPER, track, trackingStore, type TrackingStore } from './fixtures.js';
 
 // Short timers: 3 wrong tries lock for 3 seconds. The TTL reaches the workflow as input written by the API.

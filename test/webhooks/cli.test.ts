@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { verify as verifyOctokit } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { workflowIds } from '../../workflows/definitions.js';
+import { workflowIds } from '../../workflows/catalog.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/app.js';
 import { eventually, startReceiver } from '../helpers/receiver.js';
 import { addKey, createTestStore } from '../helpers/store.js';

@@ -4,9 +4,9 @@
 // (event, endpoint) pair is ever sent twice. The test worker runs with WEBHOOK_TIMEOUT_MS=2000,
 // WEBHOOK_CIRCUIT_FAILURES=3, WEBHOOK_CIRCUIT_COOLDOWN_MS=2000 and WEBHOOK_CIRCUIT_MAX_WAIT_MS=5000.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CIRCUIT_OPEN_ERROR } from '../../activities/webhook-lane.js';
+import { CIRCUIT_OPEN_ERROR } from '../../activities/webhooks/lane.js';
 import { hashCheckoutToken } from '../../domain/checkout-token.js';
-import { workflowIds } from '../../workflows/definitions.js';
+import { workflowIds } from '../../workflows/catalog.js';
 import { addProduct, api } from '../catalog/fixtures.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/app.js';
 import { eventually, startReceiver } from '../helpers/receiver.js';

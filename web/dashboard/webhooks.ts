@@ -7,7 +7,7 @@ import { ApiError } from '../../contract/errors.js';
 import { openingKeys } from '../../config/env.js';
 import { openSecret } from '../../domain/secret-box.js';
 import { inWords } from '../../domain/display.js';
-import { sendWebhook } from '../../activities/webhook-send.js';
+import { sendWebhook } from '../../activities/webhooks/send.js';
 import { reserveTestEvent, testDelivery, TEST_EVENT_TYPE, TEST_EVENTS_PER_MINUTE } from '../../services/webhooks/test-event.js';
 import { html, type SafeHtml } from '../html.js';
 import { formOf } from './guard.js';

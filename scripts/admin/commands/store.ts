@@ -5,7 +5,7 @@ import type { ApiKey } from '../../../db/entities/api-key.js';
 import type { Store } from '../../../db/entities/store.js';
 import { STORE_MODES, STORE_PLANS } from '../../../domain/store.js';
 import { effectivePlan } from '../../../domain/plan.js';
-import { setStorePlan } from '../../../services/plans.js';
+import { setStorePlan } from '../../../services/plans/change.js';
 import { createKey, createStore, findStoreWithKeys } from '../../../services/stores.js';
 import { idOption } from '../args.js';
 import { defineCommand, fields } from '../command.js';

@@ -1,6 +1,6 @@
 import { z } from '../../../contract/zod.js';
 import { listDeliveries, replayDelivery } from '../../../services/webhooks/deliveries.js';
-import { workflowIds } from '../../../workflows/definitions.js';
+import { workflowIds } from '../../../workflows/catalog.js';
 import { idOption } from '../args.js';
 import { defineCommand } from '../command.js';
 import { CommandError } from '../errors.js';
