@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { prepared, runPrepared } from './prepared.js';
 import type { WorkflowHandOff } from '../workflows/hand-off.js';
-import { OUTBOX_CHANNEL, OUTBOX_COLUMNS, OUTBOX_RECORD, outboxRow } from './outbox.js';
+import { OUTBOX_CHANNEL } from './outbox.js';
+import { HAND_OFF_COLUMN_LIST, HAND_OFF_RECORD, handOffRow } from './tables/outbox.js';
 import { executeBound } from './bound.js';
 
 // A lane is a long-lived workflow whose activity keeps working while work comes in (a store's webhook
@@ -15,14 +16,14 @@ export const LANE_CHANNEL = 'lane';
 
 /**
  * SQL (two CTEs, `lane` and `queued`, for a WITH list) that queues the hand-off `?::jsonb` (a one-row
- * OUTBOX_RECORD array) unless the lane `?` is running; `when` is an SQL condition that must hold for
+ * HAND_OFF_RECORD array) unless the lane `?` is running; `when` is an SQL condition that must hold for
  * anything to be done. Follow it with LANE_NOTIFY.
  */
 export const laneWakeUpCtes = (when: string) => `lane as (
        select active_until > now() as running from lanes where workflow_id = ? and ${when} for share
      ), queued as (
-       insert into outbox (${OUTBOX_COLUMNS})
-       select ${OUTBOX_COLUMNS} from jsonb_to_recordset(?::jsonb) as w(${OUTBOX_RECORD})
+       insert into outbox (${HAND_OFF_COLUMN_LIST})
+       select ${HAND_OFF_COLUMN_LIST} from jsonb_to_recordset(?::jsonb) as w(${HAND_OFF_RECORD})
        where ${when} and not exists (select 1 from lane where running)
        returning 1
      )`;
@@ -35,7 +36,7 @@ export const laneNotify = (when: string) => `select pg_notify('${OUTBOX_CHANNEL}
 export async function wakeLane(em: EntityManager, handOff: WorkflowHandOff): Promise<void> {
   await executeBound(em, `with ${laneWakeUpCtes('true')} ${laneNotify('true')}`, [
     handOff.workflowId,
-    JSON.stringify([outboxRow(handOff)]),
+    JSON.stringify([handOffRow(handOff)]),
     handOff.workflowId,
   ]);
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { currentTraceparent } from '../observability/trace-context.js';
 import type { WorkflowHandOff } from '../workflows/hand-off.js';
 import { executeBound } from './bound.js';
+import { HAND_OFF_COLUMN_LIST, HAND_OFF_RECORD, handOffRow } from './tables/outbox.js';
 
 // Hand-offs are built by startWorkflow and signalWithStart (workflows/hand-off.ts), which check the
 // workflow's and the signal's arguments against their definitions; this module only stores them.
@@ -15,43 +15,10 @@ export const OUTBOX_CHANNEL = 'outbox';
  */
 export async function enqueueHandOffs(em: EntityManager, handOffs: WorkflowHandOff[]): Promise<void> {
   if (handOffs.length === 0) return;
-  const values: unknown[] = [];
-  const traceparent = currentTraceparent();
-  const rows = handOffs.map((h) => {
-    values.push(
-      h.signal ? 'signal_with_start' : 'start',
-      h.workflowType,
-      h.workflowId,
-      JSON.stringify(h.args),
-      h.signal?.name ?? null,
-      h.signal ? JSON.stringify(h.signal.args) : null,
-      JSON.stringify(h.searchAttributes),
-      h.summary ?? null,
-      traceparent,
-    );
-    return '(?, ?, ?, ?::jsonb, ?, ?::jsonb, ?::jsonb, ?, ?)';
-  });
-  await executeBound(em, `insert into outbox (${OUTBOX_COLUMNS}) values ${rows.join(', ')}`, values);
+  await executeBound(
+    em,
+    `insert into outbox (${HAND_OFF_COLUMN_LIST}) select ${HAND_OFF_COLUMN_LIST} from jsonb_to_recordset(?::jsonb) as w(${HAND_OFF_RECORD})`,
+    [JSON.stringify(handOffs.map(handOffRow))],
+  );
   await executeBound(em, `select pg_notify('${OUTBOX_CHANNEL}', '')`);
-}
-
-/** The outbox columns, and their types as a `jsonb_to_recordset` record of outboxRow objects. */
-export const OUTBOX_COLUMNS = 'action, workflow_type, workflow_id, args, signal_name, signal_args, search_attributes, summary, traceparent';
-export const OUTBOX_RECORD = `action text, workflow_type text, workflow_id text, args jsonb, signal_name text, signal_args jsonb,
-  search_attributes jsonb, summary text, traceparent text`;
-
-/** One hand-off as an outbox row (with the active trace context), for a statement that inserts rows from JSON (OUTBOX_RECORD) along with other writes. */
-export function outboxRow(h: WorkflowHandOff) {
-  return {
-    action: h.signal ? 'signal_with_start' : 'start',
-    workflow_type: h.workflowType,
-    workflow_id: h.workflowId,
-    args: h.args,
-    signal_name: h.signal?.name ?? null,
-    signal_args: h.signal ? h.signal.args : null,
-    search_attributes: h.searchAttributes,
-    summary: h.summary ?? null,
-    // The writing request's trace (null when tracing is off): the relay's hand-off joins it.
-    traceparent: currentTraceparent(),
-  };
 }

@@ -7,7 +7,8 @@ import type { CheckoutSessionRequest } from '../../contract/schemas/checkout.js'
 import type { CartLine } from '../../domain/cart.js';
 import { newCheckoutToken } from '../../domain/checkout-token.js';
 import { iso } from '../../domain/dates.js';
-import { OUTBOX_CHANNEL, OUTBOX_COLUMNS, OUTBOX_RECORD, outboxRow } from '../../db/outbox.js';
+import { OUTBOX_CHANNEL } from '../../db/outbox.js';
+import { HAND_OFF_COLUMN_LIST, HAND_OFF_RECORD, handOffRow } from '../../db/tables/outbox.js';
 import { prepared, runPrepared } from '../../db/prepared.js';
 import { expiryBucketSeconds } from '../../domain/checkout-expiry.js';
 import { startWorkflow } from '../../workflows/hand-off.js';
@@ -90,16 +91,16 @@ const CREATE = prepared(`with session as (
     on conflict do nothing
     returning to_char(ends_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ends_at
   ), queued as (
-    insert into outbox (${OUTBOX_COLUMNS})
-    select ${OUTBOX_COLUMNS} from bucket, jsonb_to_recordset(replace($9::text, '${BUCKET_END}', bucket.ends_at)::jsonb) as w(${OUTBOX_RECORD})
+    insert into outbox (${HAND_OFF_COLUMN_LIST})
+    select ${HAND_OFF_COLUMN_LIST} from bucket, jsonb_to_recordset(replace($9::text, '${BUCKET_END}', bucket.ends_at)::jsonb) as w(${HAND_OFF_RECORD})
     returning 1
   )
   select expires_at, (select pg_notify('${OUTBOX_CHANNEL}', '') from queued) as notified from session`);
 
-/** The outbox row (as JSON for OUTBOX_RECORD) that starts a store's checkout-expiry workflow of one bucket, BUCKET_END left to fill in. */
+/** The outbox row (as JSON for HAND_OFF_RECORD) that starts a store's checkout-expiry workflow of one bucket, BUCKET_END left to fill in. */
 function expiryHandOff(storeId: string): string {
   return JSON.stringify([
-    outboxRow(
+    handOffRow(
       startWorkflow(workflows.checkoutExpiry, {
         workflowId: workflowIds.checkoutExpiry(storeId, BUCKET_END),
         args: [{ storeId, endsAt: BUCKET_END }],

@@ -4,7 +4,8 @@ import type { Order } from '../../contract/schemas/orders.js';
 import { currentTraceparent } from '../../observability/trace-context.js';
 import { executeBound } from '../../db/bound.js';
 import { laneNotify, laneWakeUpCtes } from '../../db/lanes.js';
-import { OUTBOX_CHANNEL, OUTBOX_COLUMNS, OUTBOX_RECORD, outboxRow } from '../../db/outbox.js';
+import { OUTBOX_CHANNEL } from '../../db/outbox.js';
+import { HAND_OFF_COLUMN_LIST, HAND_OFF_RECORD, handOffRow } from '../../db/tables/outbox.js';
 import type { OrderEventType } from '../../domain/order-events.js';
 import { deliveriesWaiting, webhookShard, webhookShards } from '../../workflows/webhooks/definitions.js';
 import { signalWithStart, startWorkflow } from '../../workflows/hand-off.js';
@@ -76,10 +77,10 @@ export function eventWritesCtes(written: string | null): string {
        select x.order_id, x.status, x.comment, x.actor, clock_timestamp()
        from jsonb_to_recordset(?::jsonb) as x(n int, order_id uuid, status text, comment text, actor text) ${joined('x')} order by x.n
      ), notice as (
-       insert into outbox (${OUTBOX_COLUMNS})
-       select ${OUTBOX_COLUMNS.split(', ')
+       insert into outbox (${HAND_OFF_COLUMN_LIST})
+       select ${HAND_OFF_COLUMN_LIST.split(', ')
          .map((c) => `x.${c}`)
-         .join(', ')} from jsonb_to_recordset(?::jsonb) as x(${OUTBOX_RECORD}, channel text, order_id uuid) ${joined('x')}
+         .join(', ')} from jsonb_to_recordset(?::jsonb) as x(${HAND_OFF_RECORD}, channel text, order_id uuid) ${joined('x')}
        where (channel = 'push' and exists (select 1 from push_subscriptions where store_id = ?))
           or (channel = 'chat' and exists (select 1 from chat_settings where store_id = ? and enabled))
           or (channel = 'chat-shipped' and exists (select 1 from chat_settings where store_id = ? and enabled and shipped_template_name is not null))
@@ -140,7 +141,7 @@ export const ANY_HANDED = 'exists (select 1 from event where handed)';
 export function webhookWakeUp(storeId: string) {
   const shards = webhookShards.count;
   const shard = webhookShard(storeId, shards);
-  return outboxRow(
+  return handOffRow(
     signalWithStart(workflows.webhookDispatch, {
       workflowId: workflowIds.webhookDispatch(shard, shards),
       args: [{ shard, shards }],
@@ -165,7 +166,7 @@ function orderNotices(storeId: string, orderId: string, type: OrderEventType) {
   if (type === 'order.shipped')
     return [
       {
-        ...outboxRow(
+        ...handOffRow(
           startWorkflow(workflows.orderChat, {
             workflowId: workflowIds.orderChat(orderId, 'shipped'),
             args: [{ ...input, occasion: 'shipped' }],
@@ -180,7 +181,7 @@ function orderNotices(storeId: string, orderId: string, type: OrderEventType) {
   if (type !== 'order.created') return [];
   return [
     {
-      ...outboxRow(
+      ...handOffRow(
         startWorkflow(workflows.orderPush, {
           workflowId: workflowIds.orderPush(orderId),
           args: [input],
@@ -192,7 +193,7 @@ function orderNotices(storeId: string, orderId: string, type: OrderEventType) {
       order_id: orderId,
     },
     {
-      ...outboxRow(
+      ...handOffRow(
         startWorkflow(workflows.orderChat, {
           workflowId: workflowIds.orderChat(orderId),
           args: [input],
