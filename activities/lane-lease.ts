@@ -82,7 +82,9 @@ export class LaneLease {
 
   /** Waits up to ms for a poke (returns true) unless one came since the last wait; false when the time ran out. */
   async wait(ms: number): Promise<boolean> {
-    if (!this.poked && !this.ending) {
+    // Ending (the worker stops) pokes once; after that a run still waits for its in-flight sends to poke:
+    // returning at once would spin the loop on resolved promises and starve the very sends it waits for.
+    if (!this.poked) {
       await new Promise<void>((woke) => {
         const timer = setTimeout(woke, Math.max(1, ms));
         this.wakeWait = () => (clearTimeout(timer), woke());

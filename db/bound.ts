@@ -7,7 +7,7 @@ interface QueryRunner {
 }
 
 /**
- * THE way to run SQL here: the statement is text with a `?` for each value, the values go separately
+ * THE way to run SQL here: the statement is text with a `?` for each value (or a prepared statement's `$1`, `$2` … text), the values go separately
  * (bound parameters), so no value is ever written into SQL text. Typed by the caller:
  * `executeBound<{ id: string }>(em, 'select id from stores where slug = ?', [slug])` gives `{ id: string }[]`.
  *
@@ -31,9 +31,11 @@ export async function executeBound<T = Record<string, unknown>>(
   sql: string,
   values: readonly unknown[] = [],
 ): Promise<T[]> {
+  // A prepared statement's text (db/prepared.ts, `$1` … already numbered) runs here too, inside a transaction.
   const marks = sql.split('?').length - 1;
-  if (marks !== values.length)
-    throw new Error(`executeBound: ${marks} placeholder(s) for ${values.length} value(s) in: ${sql.slice(0, 120)}`);
+  const numberedMarks = marks === 0 ? new Set(sql.match(/\$\d+/g) ?? []).size : 0;
+  if (marks + numberedMarks !== values.length)
+    throw new Error(`executeBound: ${marks + numberedMarks} placeholder(s) for ${values.length} value(s) in: ${sql.slice(0, 120)}`);
   const text = numbered(sql);
   const runner = em.getTransactionContext<QueryRunner>() ?? (await pooled(em));
   const started = Date.now();

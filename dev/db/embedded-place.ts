@@ -2,8 +2,9 @@
 // PostgreSQL refuses to run as root, so as root it runs as the `postgres` system user (made when
 // missing). That user must reach both the binaries (under node_modules) and the data folder; in a
 // clone under a private home folder (/root is 0700) it reaches neither, and initdb fails with EACCES.
-// Then both move to /var/lib/store-commerce/<short hash of the repository path>/, and the data folder
-// the caller named becomes a link to its new place, so `.data/pg` still leads to the cluster.
+// Then both move to /var/lib/store-commerce/<short hash of the repository path>/ (the cluster as
+// pg-<short hash of the data folder>), and the data folder the caller named becomes a link to its new
+// place, so `.data/pg` still leads to the cluster.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -105,7 +106,8 @@ export function placeEmbedded(requestedDir: string): EmbeddedPlace {
   const parent = dirname(databaseDir);
   mkdirSync(parent, { recursive: true });
   if (!canEnter(parent, runAs)) {
-    const moved = join(home, basename(requestedDir));
+    // One cluster per data folder: two DATA_DIRs of one clone (a test's and the developer's) never share one.
+    const moved = join(home, `${basename(requestedDir)}-${createHash('sha256').update(resolve(requestedDir)).digest('hex').slice(0, 8)}`);
     mkdirSync(home, { recursive: true, mode: 0o755 });
     if (existsSync(join(databaseDir, 'PG_VERSION')) && !existsSync(moved)) {
       // An existing cluster (say from a start as another user) moves along rather than being lost.

@@ -2,7 +2,7 @@
 // child process: it prints the API base URL and the demo keys, the printed key works, and Ctrl-C stops it cleanly.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +29,9 @@ afterAll(async () => {
   await c.query(`drop database if exists ${database} with (force)`);
   await c.end();
   rmSync(dataDir, { recursive: true, force: true });
+  // As root the embedded cluster lives under /var/lib/store-commerce and DATA_DIR/pg links to it: remove both.
+  const cluster = join(ownTemporalDataDir, 'pg');
+  if (existsSync(cluster)) rmSync(realpathSync(cluster), { recursive: true, force: true });
   rmSync(ownTemporalDataDir, { recursive: true, force: true });
 });
 

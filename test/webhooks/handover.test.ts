@@ -61,11 +61,8 @@ afterAll(async () => {
 
 const sql = <T>(query: string, params: unknown[] = []) => orm.em.fork().execute<T[]>(query, params);
 
-// Skipped: written at the end of the session and not yet seen passing. On the machine it was run on (load
-// average 40–58 on 2 cores) this file's worker took about 2 minutes to bundle its workflows, so the first
-// delivery missed its 120 s wait before the hand-over under test was reached; to be run on a quiet machine.
 describe('a worker that stops', () => {
-  it.skip('gives its dispatcher lease up, and the next worker delivers what came meanwhile within seconds', async () => {
+  it('gives its dispatcher lease up, and the next worker delivers what came meanwhile within seconds', async () => {
     const s = await createTestStore(orm);
     const { key } = await addKey(orm, s.store.id, { kind: 'secret', scopes: ['orders:read', 'orders:write', 'webhooks:write'] });
     const endpoint = { url: receiver.url('/handover'), events: ['order.created'] };
@@ -78,7 +75,7 @@ describe('a worker that stops', () => {
       for (let tries = 0; r.statusCode === 503 && tries < 3; tries++)
         r = await app.inject({ method: 'POST', url: '/api/v1/orders', headers: bearer(key), payload: body });
       expect([200, 201], r.body).toContain(r.statusCode);
-      return r.json().id as string;
+      return r.json().order.id as string;
     };
     const dispatcher = workflowIds.webhookLane(s.store.id, config.webhookDispatch.shards);
     const leaseHeld = async () =>
