@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OUTBOX_CHANNEL } from '../db/outbox.js';
 import { executeBound } from '../db/bound.js';
+import type { OutboxRow } from '../db/tables/outbox.js';
 
 /**
  * A row that Temporal refused this many times (for a reason of its own: not an outage, not throttling)
@@ -82,7 +83,7 @@ export async function listOutbox(em: EntityManager, opts: { deadOnly: boolean; l
  * commit. Rows already handed over are never sent twice. Returns the ids it queued.
  */
 export async function retryOutbox(em: EntityManager, which: { id: string } | { allDead: true }): Promise<string[]> {
-  const rows = await executeBound<{ id: string }>(
+  const rows = await executeBound<Pick<OutboxRow, 'id'>>(
     em,
     `with retried as (
        update outbox set dead_at = null, failures = 0, attempts = 0, next_attempt_at = now()

@@ -5,6 +5,7 @@ import { hashPassword, passwordProblem } from '../../domain/password.js';
 import { writeTransaction } from '../../db/transaction.js';
 import { passwordHashing } from './hashing.js';
 import { checkCredentials, type Owner } from './owners.js';
+import type { OwnerPasswordResetRow } from '../../db/tables/owner-password-resets.js';
 
 /** How long a reset link works (single use within it). */
 export const RESET_TTL_SECONDS = 3600;
@@ -51,7 +52,7 @@ export async function issuePasswordReset(
   invite?: { storeId: string },
 ): Promise<{ token: string; expiresAt: Date }> {
   const token = randomBytes(32).toString('base64url');
-  const [row] = await executeBound<{ expires_at: Date | string }>(
+  const [row] = await executeBound<Pick<OwnerPasswordResetRow, 'expires_at'>>(
     em,
     `insert into owner_password_resets (id, owner_id, store_id, expires_at) values (?, ?, ?, now() + make_interval(secs => ?)) returning expires_at`,
     [digest(token), ownerId, invite?.storeId ?? null, invite ? INVITE_TTL_SECONDS : RESET_TTL_SECONDS],

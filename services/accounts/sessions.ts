@@ -3,6 +3,8 @@ import { executeBound } from '../../db/bound.js';
 import { numbered, prepared, runPrepared } from '../../db/prepared.js';
 import { newSessionToken } from '../../domain/session-token.js';
 import type { Owner } from './owners.js';
+import type { OwnerSessionRow } from '../../db/tables/owner-sessions.js';
+import type { OwnerRow } from '../../db/tables/owners.js';
 
 /** A session ends after this long without a request... */
 export const SESSION_IDLE_SECONDS = 12 * 3600;
@@ -41,11 +43,11 @@ const FIND_SESSION = prepared(
 
 /** The live session with this id and its owner, or null when unknown, idle too long, or past its absolute end. */
 export async function findSession(em: EntityManager, id: string): Promise<OwnerSession | null> {
-  const [row] = await runPrepared<{ id: string; owner_id: string; email: string; stale: boolean }>(em, FIND_SESSION, [
-    TOUCH_AFTER_SECONDS,
-    id,
-    SESSION_IDLE_SECONDS,
-  ]);
+  const [row] = await runPrepared<Pick<OwnerSessionRow, 'id' | 'owner_id'> & Pick<OwnerRow, 'email'> & { stale: boolean }>(
+    em,
+    FIND_SESSION,
+    [TOUCH_AFTER_SECONDS, id, SESSION_IDLE_SECONDS],
+  );
   if (!row) return null;
   if (row.stale) await executeBound(em, `update owner_sessions set last_seen_at = now() where id = ?`, [id]);
   return { id: row.id, owner: { id: row.owner_id, email: row.email } };

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../../db/bound.js';
 import { clientKey } from '../../domain/client-address.js';
+import type { SignInThrottleRow } from '../../db/tables/sign-in-throttle.js';
 
 /**
  * Sign-in attempts allowed per 15-minute window: per client (an IPv4 address or an IPv6 /64) across all
@@ -36,7 +37,12 @@ returning bucket, failures, ceil(extract(epoch from window_started_at + make_int
 export async function reserveAttempt(em: EntityManager, buckets: ThrottleBucket[]): Promise<number | null> {
   const w = THROTTLE.windowSeconds;
   await sweep(em);
-  const rows = await executeBound<{ bucket: string; failures: number; left: number }>(em, RESERVE, [buckets.map((b) => b.bucket), w, w, w]);
+  const rows = await executeBound<Pick<SignInThrottleRow, 'bucket' | 'failures'> & { left: number }>(em, RESERVE, [
+    buckets.map((b) => b.bucket),
+    w,
+    w,
+    w,
+  ]);
   const over = rows.filter((r) => r.failures > buckets.find((b) => b.bucket === r.bucket)!.limit);
   return over.length ? Math.max(1, ...over.map((r) => r.left)) : null;
 }

@@ -7,6 +7,7 @@ import { clientKey } from '../../domain/client-address.js';
 import { effectivePlan } from '../../domain/plan.js';
 import { sellsCatalogue } from '../../domain/store-mode.js';
 import { executeBound } from '../../db/bound.js';
+import type { RateLimitCounterRow } from '../../db/tables/rate-limit-counters.js';
 
 export interface KeyHit {
   principal: Principal;
@@ -105,7 +106,7 @@ returning c.count, extract(epoch from c.window_start)::bigint + 60 as reset_at`)
 
 /** Counts a keyless (or failed-key) request against the client IP (IPv6 per /64: clientKey). */
 export async function countAnonymous(em: EntityManager, ip: string): Promise<{ count: number; resetAt: number }> {
-  const rows = await runPrepared<{ count: number; reset_at: string }>(em, ANONYMOUS_COUNT, [`ip:${clientKey(ip)}`]);
+  const rows = await runPrepared<Pick<RateLimitCounterRow, 'count'> & { reset_at: string }>(em, ANONYMOUS_COUNT, [`ip:${clientKey(ip)}`]);
   return { count: rows[0]!.count, resetAt: Number(rows[0]!.reset_at) };
 }
 

@@ -3,6 +3,7 @@ import { executeBound } from '../../db/bound.js';
 import { ExternalProductInput } from '../../contract/schemas/external-products.js';
 import { toNumericString, toUnits } from '../../domain/money.js';
 import { cleanMultiline, cleanText } from '../../domain/text.js';
+import type { ExternalProductRow } from '../../db/tables/external-products.js';
 
 /** The connected shop that sends its products: a connection key's store and connection. */
 export interface ExternalSender {
@@ -80,7 +81,7 @@ export async function upsertExternalProducts(em: EntityManager, sender: External
 
 /** Removes one of the connection's products by external id; false when it held none by that id. */
 export async function deleteExternalProduct(em: EntityManager, sender: ExternalSender, externalId: string): Promise<boolean> {
-  const rows = await executeBound<{ external_id: string }>(
+  const rows = await executeBound<Pick<ExternalProductRow, 'external_id'>>(
     em,
     `delete from external_products where connection_id = ? and external_id = ? returning external_id`,
     [sender.connectionId, externalId],

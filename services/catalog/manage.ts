@@ -28,7 +28,7 @@ export async function findStoreProduct(em: EntityManager, storeId: string, id: s
 /** Replaces a product's fields with a validated product (same rules as a new one); false when it is not this store's. */
 export async function updateProduct(em: EntityManager, storeId: string, id: string, product: NewProduct): Promise<boolean> {
   const r = toRow(storeId, product);
-  const rows = await executeBound<{ id: string }>(
+  const rows = await executeBound<Pick<ProductRow, 'id'>>(
     em,
     `update products set name = ?, description = ?, price = ?::numeric, compare_at_price = ?::numeric, delivery_fee = ?::numeric,
        image_url = ?, images = array(select jsonb_array_elements_text(?::jsonb)), category = ?,
@@ -60,7 +60,7 @@ export async function updateProduct(em: EntityManager, storeId: string, id: stri
 /** Archives a product (gone from the catalogue and checkout, kept for orders) or brings it back; false when it is not this store's. */
 export async function setProductArchived(em: EntityManager, storeId: string, id: string, archived: boolean): Promise<boolean> {
   if (!isUuid(id)) return false;
-  const rows = await executeBound<{ id: string }>(
+  const rows = await executeBound<Pick<ProductRow, 'id'>>(
     em,
     `update products set archived = ?, updated_at = clock_timestamp() where id = ? and store_id = ? returning id`,
     [archived, id, storeId],

@@ -9,6 +9,7 @@ import { storedVariants } from '../catalog/product-row.js';
 import { priceLines } from './cart.js';
 import { createNativeOrder } from './native-order.js';
 import type { CartSession } from './session-row.js';
+import type { CheckoutSessionRow } from '../../db/tables/checkout-sessions.js';
 
 /**
  * What placing a cart came to. Results, not errors: a cart meeting the shop as it is now (sold out,
@@ -74,7 +75,7 @@ export async function placeCartOrder(
   }
   if (outcome) return outcome;
   // Not claimable: already used (a double submit, possibly racing this one) or expired. Read what committed.
-  const [row] = await executeBound<{ status: string; order_id: string | null }>(
+  const [row] = await executeBound<Pick<CheckoutSessionRow, 'status' | 'order_id'>>(
     em,
     `select status, order_id from checkout_sessions where id = ?`,
     [session.id],

@@ -15,6 +15,7 @@ import { startWorkflow } from '../../workflows/hand-off.js';
 import { workflowIds, workflows } from '../../workflows/catalog.js';
 import { callerStore } from '../catalog/read.js';
 import { priceLines } from './cart.js';
+import type { CheckoutSessionRow } from '../../db/tables/checkout-sessions.js';
 
 /** The return_url rule: a publishable key's must be on its allowed websites (403); a secret key's must be https (400). */
 export function checkReturnUrl(principal: Principal, returnUrl: string | undefined): void {
@@ -58,7 +59,7 @@ export async function createCheckoutSession(
   const { token, hash } = newCheckoutToken();
   const id = randomUUID();
   const width = expiryBucketSeconds(opts.ttlSeconds);
-  const [row] = await runPrepared<{ expires_at: Date }>(em, CREATE, [
+  const [row] = await runPrepared<Pick<CheckoutSessionRow, 'expires_at'>>(em, CREATE, [
     id,
     store.id,
     hash,

@@ -15,6 +15,8 @@ import { signalWithStart, startWorkflow } from '../../workflows/hand-off.js';
 import { workflowIds, workflows } from '../../workflows/catalog.js';
 import { createKey } from '../stores.js';
 import { connectedStore } from './present.js';
+import type { StoreRow } from '../../db/entities/store.js';
+import type { ConnectCodeRow } from '../../db/tables/connect-codes.js';
 
 export const PLATFORMS = ['platform_a', 'platform_b'] as const;
 export type Platform = (typeof PLATFORMS)[number];
@@ -28,7 +30,7 @@ const hashCode = (code: string) => createHash('sha256').update(code).digest('hex
  */
 export async function connectionAllowance(em: EntityManager, storeId: string, lock = false) {
   if (lock) await executeBound(em, `select 1 from stores where id = ? for update`, [storeId]);
-  const [row] = await executeBound<{ plan: StorePlan; paid_until: Date | string | null; active: number }>(
+  const [row] = await executeBound<Pick<StoreRow, 'plan' | 'paid_until'> & { active: number }>(
     em,
     `select s.plan, s.paid_until, (select count(*)::int from connections c where c.store_id = s.id and c.status = 'active') as active from stores s where s.id = ?`,
     [storeId],
@@ -63,7 +65,7 @@ export async function approveConnection(
     if (allowance.full) throw planLimitReached(allowance);
     const code = randomBytes(32).toString('base64url');
     const codeId = randomUUID();
-    const [row] = await executeBound<{ expires_at: Date }>(
+    const [row] = await executeBound<Pick<ConnectCodeRow, 'expires_at'>>(
       tx,
       `insert into connect_codes (id, code_hash, store_id, platform, site_host, site_url, shop_name, currency, expires_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, now() + make_interval(secs => ?)) returning expires_at`,
@@ -101,14 +103,7 @@ export async function exchangeCode(em: EntityManager, input: { code: string; sit
   const host = shopHost(input.siteUrl);
   if (!host) throw refuse('site_url must be the shop’s http(s) address.', 'site_url');
   return writeTransaction(em, async (tx) => {
-    const [code] = await executeBound<{
-      id: string;
-      store_id: string;
-      platform: Platform;
-      site_url: string;
-      shop_name: string | null;
-      currency: string | null;
-    }>(
+    const [code] = await executeBound<Pick<ConnectCodeRow, 'id' | 'store_id' | 'platform' | 'site_url' | 'shop_name' | 'currency'>>(
       tx,
       `update connect_codes set used_at = now()
        where code_hash = ? and used_at is null and expired_at is null and expires_at > now() and site_host = ?
@@ -175,7 +170,7 @@ export async function createConnection(
 
 /** Marks a code expired when its time is up and it was not used (the code workflow's timer calls this). */
 export async function expireCode(em: EntityManager, codeId: string): Promise<boolean> {
-  const rows = await executeBound<{ id: string }>(
+  const rows = await executeBound<Pick<ConnectCodeRow, 'id'>>(
     em,
     `update connect_codes set expired_at = now() where id = ? and used_at is null and expired_at is null returning id`,
     [codeId],

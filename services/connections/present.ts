@@ -2,6 +2,7 @@ import { executeBound } from '../../db/bound.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { storeUrls } from '../../contract/urls.js';
 import { isoOrNull } from '../../domain/dates.js';
+import type { StoreRow } from '../../db/entities/store.js';
 
 export interface ConnectionRow {
   id: string;
@@ -24,7 +25,7 @@ export interface ConnectionRow {
 
 /** The connected store as the plugin sees it. */
 export async function connectedStore(em: EntityManager, storeId: string, publicUrl: string) {
-  const [store] = await executeBound<{ id: string; name: string; slug: string }>(em, `select id, name, slug from stores where id = ?`, [
+  const [store] = await executeBound<Pick<StoreRow, 'id' | 'name' | 'slug'>>(em, `select id, name, slug from stores where id = ?`, [
     storeId,
   ]);
   return {

@@ -9,6 +9,8 @@ import { updatesQueued } from '../../workflows/connections/definitions.js';
 import { workflowIds, workflows } from '../../workflows/catalog.js';
 import type { Order } from '../../contract/schemas/orders.js';
 import { executeBound } from '../../db/bound.js';
+import type { ConnectionRow } from '../../db/tables/connections.js';
+import type { ConnectionUpdateRow } from '../../db/tables/connection-updates.js';
 
 /** Statuses a connected shop is told about; cancelling stays the platform's business. */
 const UPDATE_STATUSES = new Set(['shipped', 'out_for_delivery', 'completed']);
@@ -99,7 +101,7 @@ export async function queueConnectionUpdate(
  * outbox (starting the workflow if it is not running); db/lanes.ts.
  */
 export async function wakePush(em: EntityManager, connectionId: string) {
-  const [row] = await executeBound<{ store_id: string }>(em, `select store_id from connections where id = ?`, [connectionId]);
+  const [row] = await executeBound<Pick<ConnectionRow, 'store_id'>>(em, `select store_id from connections where id = ?`, [connectionId]);
   await wakeLane(
     em,
     signalWithStart(workflows.connectionPush, {
@@ -133,7 +135,7 @@ export async function acknowledge(
     ...ack.failed.filter((f) => isUuid(f.id)).map((f) => ({ id: f.id, state: 'failed', error: f.error.slice(0, 500) })),
   ];
   if (rows.length === 0) return 0;
-  const done = await executeBound<{ id: string }>(
+  const done = await executeBound<Pick<ConnectionUpdateRow, 'id'>>(
     em,
     `update connection_updates u set state = x.state, ack_error = x.error, acked_at = now(), updated_at = now()
      from (select distinct on (id) id, state, error from jsonb_to_recordset(?::jsonb) as r(id uuid, state text, error text)) x
@@ -156,7 +158,7 @@ export async function listUpdates(em: EntityManager, connectionId: string, faile
 /** Sends waiting or failed updates again now (operator replay): resets their push state and wakes the push. */
 export async function replayUpdates(em: EntityManager, connectionId: string, updateId?: string): Promise<number> {
   return writeTransaction(em, async (tx) => {
-    const rows = await executeBound<{ id: string }>(
+    const rows = await executeBound<Pick<ConnectionUpdateRow, 'id'>>(
       tx,
       `update connection_updates set state = 'waiting', push_failed = false, push_attempts = 0, next_push_at = now(), ack_error = null, updated_at = now()
        where connection_id = ? and (state = 'waiting' or state = 'failed')${updateId ? ' and id = ?' : ''} returning id`,

@@ -1,23 +1,24 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../../db/bound.js';
-import type { ApiKey } from '../../db/entities/api-key.js';
+import type { ApiKey, ApiKeyRow } from '../../db/entities/api-key.js';
 import { revokeKey } from '../stores.js';
 import { replayDelivery } from '../webhooks/deliveries.js';
 import { isUuid } from '../../domain/uuid.js';
+import type { WebhookDeliveryRow } from '../../db/tables/webhook-deliveries.js';
 
 // The shared services find keys and deliveries by id alone; the dashboard first proves the id is this store's.
 
 /** Revokes a key of this store; null (and nothing changes) when the key is another store's or unknown. */
 export async function revokeStoreKey(em: EntityManager, storeId: string, keyId: string): Promise<ApiKey | null> {
   if (!isUuid(keyId)) return null;
-  const [row] = await executeBound<{ id: string }>(em, `select id from api_keys where id = ? and store_id = ?`, [keyId, storeId]);
+  const [row] = await executeBound<Pick<ApiKeyRow, 'id'>>(em, `select id from api_keys where id = ? and store_id = ?`, [keyId, storeId]);
   return row ? revokeKey(em, row.id) : null;
 }
 
 /** Sends a delivery of this store again ("send again"); null when it is another store's, unknown, or its endpoint is gone. */
 export async function replayStoreDelivery(em: EntityManager, storeId: string, deliveryId: string) {
   if (!isUuid(deliveryId)) return null;
-  const [row] = await executeBound<{ id: string }>(em, `select id from webhook_deliveries where id = ? and store_id = ?`, [
+  const [row] = await executeBound<Pick<WebhookDeliveryRow, 'id'>>(em, `select id from webhook_deliveries where id = ? and store_id = ?`, [
     deliveryId,
     storeId,
   ]);

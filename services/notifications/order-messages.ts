@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../../db/bound.js';
+import type { OrderMessageRow } from '../../db/tables/order-messages.js';
 
 export type MessageChannel = 'push' | 'chat';
 export type MessageStatus = 'sending' | 'sent' | 'failed' | 'skipped';
@@ -17,7 +18,7 @@ export interface OrderMessageKey {
  * first claim ever. A retried activity, or a second hand-off, finds the claim and sends nothing.
  */
 export async function claimOrderMessage(em: EntityManager, key: OrderMessageKey): Promise<string | null> {
-  const [row] = await executeBound<{ id: string }>(
+  const [row] = await executeBound<Pick<OrderMessageRow, 'id'>>(
     em,
     `insert into order_messages (store_id, order_id, channel, occasion, status) values (?, ?, ?, ?, 'sending')
      on conflict (order_id, channel, occasion) do nothing returning id::text`,

@@ -2,6 +2,7 @@ import { writeTransaction } from '../../db/transaction.js';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../../db/bound.js';
+import type { PushSubscriptionRow } from '../../db/tables/push-subscriptions.js';
 import { ApiError } from '../../contract/errors.js';
 import type { TargetPolicy } from '../../domain/address-check.js';
 import { checkTarget, type Resolver } from '../outbound/target.js';
@@ -12,13 +13,6 @@ export const MAX_PUSH_SUBSCRIPTIONS_PER_STORE = 20;
 export interface PushSubscriptionInput {
   storeId: string;
   ownerId: string;
-  endpoint: string;
-  p256dh: string;
-  auth: string;
-}
-
-export interface PushSubscriptionRow {
-  id: string;
   endpoint: string;
   p256dh: string;
   auth: string;
@@ -51,7 +45,7 @@ export async function savePushSubscription(
     )) as [{ n: number }];
     if (n >= MAX_PUSH_SUBSCRIPTIONS_PER_STORE)
       throw new ApiError('conflict', `A store may have at most ${MAX_PUSH_SUBSCRIPTIONS_PER_STORE} devices with notifications on.`);
-    const [row] = await executeBound<{ id: string }>(
+    const [row] = await executeBound<Pick<PushSubscriptionRow, 'id'>>(
       tx,
       `insert into push_subscriptions (id, store_id, owner_id, endpoint, p256dh, auth) values (?, ?, ?, ?, ?, ?)
        on conflict (store_id, endpoint) do update set owner_id = excluded.owner_id, p256dh = excluded.p256dh, auth = excluded.auth
@@ -77,8 +71,11 @@ export async function deletePushSubscriptionsById(em: EntityManager, ids: string
 }
 
 /** The store's subscribed devices, oldest first. */
-export async function listPushSubscriptions(em: EntityManager, storeId: string): Promise<PushSubscriptionRow[]> {
-  return executeBound<PushSubscriptionRow>(
+export async function listPushSubscriptions(
+  em: EntityManager,
+  storeId: string,
+): Promise<Pick<PushSubscriptionRow, 'id' | 'endpoint' | 'p256dh' | 'auth'>[]> {
+  return executeBound<Pick<PushSubscriptionRow, 'id' | 'endpoint' | 'p256dh' | 'auth'>>(
     em,
     `select id, endpoint, p256dh, auth from push_subscriptions where store_id = ? order by created_at, id`,
     [storeId],

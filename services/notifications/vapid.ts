@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../../db/bound.js';
 import webpush from 'web-push';
 import { openSecret, sealSecret } from '../../domain/secret-box.js';
+import type { VapidKeyRow } from '../../db/tables/vapid-keys.js';
 
 export interface VapidKeys {
   /** The P-256 public key, uncompressed point in base64url: what browsers subscribe with (applicationServerKey). */
@@ -27,7 +28,7 @@ export async function vapidPublicKey(em: EntityManager, secretsKey: Buffer): Pro
 
 async function storedKeys(em: EntityManager, secretsKey: Buffer): Promise<{ public_key: string; private_key_sealed: string }> {
   const read = () =>
-    executeBound<{ public_key: string; private_key_sealed: string }>(
+    executeBound<Pick<VapidKeyRow, 'public_key' | 'private_key_sealed'>>(
       em,
       `select public_key, private_key_sealed from vapid_keys where id = 1`,
       [],

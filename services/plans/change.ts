@@ -1,7 +1,7 @@
 import { executeBound } from '../../db/bound.js';
 import { writeTransaction } from '../../db/transaction.js';
 import type { EntityDictionary, EntityManager } from '@mikro-orm/postgresql';
-import { Store } from '../../db/entities/store.js';
+import { Store, type StoreRow } from '../../db/entities/store.js';
 import { enqueueHandOffs } from '../../db/outbox.js';
 import { iso } from '../../domain/dates.js';
 import type { StorePlan } from '../../domain/store.js';
@@ -58,7 +58,7 @@ export async function endPaidPlan(
 ): Promise<{ fellBack: boolean; paidUntil: string | null }> {
   // Compared to the millisecond, as the workflow carries it (ISO 8601). The outer select reads the row as
   // it was before the update: only used when nothing was updated.
-  const [row] = await executeBound<{ fell_back: boolean; paid_until: string | Date | null }>(
+  const [row] = await executeBound<Pick<StoreRow, 'paid_until'> & { fell_back: boolean }>(
     em,
     `with done as (
        update stores set plan = 'free', updated_at = now()

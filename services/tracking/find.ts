@@ -7,6 +7,7 @@ import { orderNumberLockKey, orderNumberVariants } from '../../domain/tracking-c
 import { showsTrackingBadge } from '../../domain/plan.js';
 import type { StorePlan } from '../../domain/store.js';
 import { isUuid } from '../../domain/uuid.js';
+import type { StoreRow } from '../../db/entities/store.js';
 
 /** An order as tracking reads it: the shown facts, the contact to check (never shown), its store's name. */
 export type TrackingRow = Pick<
@@ -101,7 +102,7 @@ export async function findStoreBySlug(
   em: EntityManager,
   slug: string,
 ): Promise<{ id: string; name: string; trackingBadge: boolean } | null> {
-  const [store] = await executeBound<{ id: string; name: string; plan: StorePlan; paid_until: Date | string | null }>(
+  const [store] = await executeBound<Pick<StoreRow, 'id' | 'name' | 'plan' | 'paid_until'>>(
     em,
     `select id, name, plan, paid_until from stores where slug = ?`,
     [slug],

@@ -6,6 +6,7 @@ import { iso } from '../../domain/dates.js';
 import { signalWithStart } from '../../workflows/hand-off.js';
 import { workflowIds, workflows } from '../../workflows/catalog.js';
 import { wrongContactTried, type TrackingLockoutInput, type TrackingLockoutState } from '../../workflows/tracking/definitions.js';
+import type { TrackingLockoutRow } from '../../db/tables/tracking-lockouts.js';
 
 export interface LockoutRule {
   /** TRACKING_MAX_WRONG_CONTACT: the wrong try that reaches it starts the lockout. */
@@ -94,7 +95,7 @@ export async function settleLockout(em: EntityManager, input: TrackingLockoutInp
 
 /** Ends the lockout and forgets the wrong tries of an order number at once; true when there was something to clear. */
 export async function liftLockoutNow(em: EntityManager, input: Pick<TrackingLockoutInput, 'storeId' | 'orderKey'>): Promise<boolean> {
-  const rows = await executeBound<{ order_key: string }>(
+  const rows = await executeBound<Pick<TrackingLockoutRow, 'order_key'>>(
     em,
     `delete from tracking_lockouts where store_id = ? and order_key = ? returning order_key`,
     [input.storeId, input.orderKey],

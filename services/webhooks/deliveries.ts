@@ -7,6 +7,7 @@ import { iso, isoOrNull } from '../../domain/dates.js';
 import { startWorkflow } from '../../workflows/hand-off.js';
 import { workflowIds, workflows } from '../../workflows/catalog.js';
 import { type PlannedDelivery } from '../../workflows/webhooks/definitions.js';
+import type { WebhookDeliveryRow } from '../../db/tables/webhook-deliveries.js';
 
 export interface DeliveryView {
   id: string;
@@ -73,14 +74,9 @@ export async function replayDelivery(
   opts: { metered?: boolean } = {},
 ): Promise<ReplayOutcome | null> {
   return writeTransaction(em, async (tx) => {
-    const [original] = await executeBound<{
-      id: string;
-      store_id: string;
-      endpoint_id: string;
-      event_id: string;
-      event_type: string;
-      order_id: string;
-    }>(
+    const [original] = await executeBound<
+      Pick<WebhookDeliveryRow, 'id' | 'store_id' | 'endpoint_id' | 'event_id' | 'event_type' | 'order_id'>
+    >(
       tx,
       `select d.id, d.store_id, d.endpoint_id, d.event_id, d.event_type, d.order_id from webhook_deliveries d
        join webhook_endpoints e on e.id = d.endpoint_id and e.deleted_at is null where d.id = ?`,

@@ -9,6 +9,7 @@ import { isUuid } from '../../domain/uuid.js';
 import { generateWebhookSecret } from '../../domain/webhook-signature.js';
 import type { TargetPolicy } from '../../domain/address-check.js';
 import { checkTarget, type Resolver } from '../outbound/target.js';
+import type { WebhookEndpointRow } from '../../db/tables/webhook-endpoints.js';
 
 /** Endpoints a store may have at once (our choice; 409 beyond it). */
 export const MAX_ENDPOINTS_PER_STORE = 10;
@@ -74,7 +75,7 @@ export async function deleteEndpoint(em: EntityManager, storeId: string, id: str
   // Only a well-formed uuid can name an endpoint (anything else would fail the cast in PostgreSQL).
   if (!isUuid(id)) throw notFound('webhook');
   return writeTransaction(em, async (tx) => {
-    const rows = await executeBound<{ id: string }>(
+    const rows = await executeBound<Pick<WebhookEndpointRow, 'id'>>(
       tx,
       `update webhook_endpoints set active = false, deleted_at = now() where id = ? and store_id = ? and deleted_at is null returning id`,
       [id, storeId],

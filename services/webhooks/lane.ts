@@ -1,5 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { prepared, runPrepared } from '../../db/prepared.js';
+import type { WebhookDeliveryRow } from '../../db/tables/webhook-deliveries.js';
+import type { WebhookEndpointRow } from '../../db/tables/webhook-endpoints.js';
+import type { OrderEventRow } from '../../db/tables/order-events.js';
 
 /** A delivery waiting in a store's lane, in the order it must be sent (per endpoint and order). */
 export interface LaneDelivery {
@@ -138,17 +141,11 @@ export interface ClaimedDelivery {
  */
 export async function claimDeliveries(em: EntityManager, ids: string[], by: AttemptOrigin | null): Promise<ClaimedDelivery[]> {
   if (ids.length === 0) return [];
-  const rows = await runPrepared<{
-    id: string;
-    endpoint_id: string;
-    url: string;
-    secret_sealed: string;
-    event_id: string;
-    type: string;
-    created_at: Date;
-    payload: string | null;
-    traceparent: string | null;
-  }>(em, CLAIM, [by?.workflowId ?? null, by?.runId ?? null, by?.activityId ?? null, ids]);
+  const rows = await runPrepared<
+    Pick<WebhookDeliveryRow, 'id' | 'endpoint_id' | 'event_id'> &
+      Pick<WebhookEndpointRow, 'url' | 'secret_sealed'> &
+      Pick<OrderEventRow, 'type' | 'created_at' | 'traceparent'> & { payload: string | null }
+  >(em, CLAIM, [by?.workflowId ?? null, by?.runId ?? null, by?.activityId ?? null, ids]);
   return rows.map((r) => ({
     id: r.id,
     endpointId: r.endpoint_id,
@@ -156,7 +153,8 @@ export async function claimDeliveries(em: EntityManager, ids: string[], by: Atte
     secretSealed: r.secret_sealed,
     eventId: r.event_id,
     eventType: r.type,
-    eventCreatedAt: r.created_at,
+    // pg may hand the timestamp back as text (db/tables/columns.ts timestamptz): ClaimedDelivery promises a Date.
+    eventCreatedAt: new Date(r.created_at),
     payload: r.payload,
     traceparent: r.traceparent,
   }));

@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isUuid } from '../../domain/uuid.js';
 import type { ClaimedDelivery } from './lane.js';
+import type { RateLimitCounterRow } from '../../db/tables/rate-limit-counters.js';
+import type { WebhookEndpointRow } from '../../db/tables/webhook-endpoints.js';
 
 /** The kind of a test delivery (docs/webhooks.md, "Test events"); never an order event. */
 export const TEST_EVENT_TYPE = 'webhook.test';
@@ -14,7 +16,7 @@ export const TEST_EVENTS_PER_MINUTE = 5;
  * process, like the key limits); the seconds to wait when the budget is spent, null when it may go.
  */
 export async function reserveTestEvent(em: EntityManager, storeId: string): Promise<number | null> {
-  const [row] = await executeBound<{ count: number; wait: number }>(
+  const [row] = await executeBound<Pick<RateLimitCounterRow, 'count'> & { wait: number }>(
     em,
     `insert into rate_limit_counters as c (bucket, window_start, count)
      values (?, date_trunc('minute', now()), 1)
@@ -36,7 +38,7 @@ export async function testDelivery(
   endpointId: string,
 ): Promise<{ claimed: ClaimedDelivery; body: Buffer } | null> {
   if (!isUuid(endpointId)) return null;
-  const [row] = await executeBound<{ id: string; url: string; secret_sealed: string }>(
+  const [row] = await executeBound<Pick<WebhookEndpointRow, 'id' | 'url' | 'secret_sealed'>>(
     em,
     `select id, url, secret_sealed from webhook_endpoints where id = ? and store_id = ? and deleted_at is null`,
     [endpointId, store.id],

@@ -5,6 +5,8 @@ import { idOption } from '../args.js';
 import { defineCommand, fields } from '../command.js';
 import { CommandError } from '../errors.js';
 import { keyView, storeView } from './store.js';
+import type { OwnerRow } from '../../../db/tables/owners.js';
+import type { WebhookEndpointRow } from '../../../db/tables/webhook-endpoints.js';
 
 // The read-only listings an operator starts from: which stores exist, their keys, the dashboard accounts,
 // a store's webhook endpoints. None prints a key, a password hash or a signing secret.
@@ -47,7 +49,7 @@ const ownerList = defineCommand({
   options: {},
   input: z.object({}),
   async run({ em }) {
-    const rows = await executeBound<{ id: string; email: string; created_at: Date; stores: string[] }>(
+    const rows = await executeBound<Pick<OwnerRow, 'id' | 'email' | 'created_at'> & { stores: string[] }>(
       em,
       `select o.id, o.email, o.created_at, coalesce(array_agg(os.store_id::text order by os.created_at) filter (where os.store_id is not null), '{}') as stores
          from owners o left join owner_stores os on os.owner_id = o.id
@@ -66,7 +68,7 @@ const webhooksList = defineCommand({
   input: z.object({ store: idOption('store') }),
   async run({ em }, input) {
     if (!(await storeExists(em, input.store))) throw new CommandError(`no store ${input.store}`);
-    const rows = await executeBound<{ id: string; url: string; events: string[]; active: boolean; created_at: Date }>(
+    const rows = await executeBound<Pick<WebhookEndpointRow, 'id' | 'url' | 'events' | 'active' | 'created_at'>>(
       em,
       `select id, url, events, active, created_at from webhook_endpoints
         where store_id = ? and deleted_at is null order by created_at, id`,

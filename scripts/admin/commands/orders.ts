@@ -6,6 +6,8 @@ import { presentOrder } from '../../../services/orders/present.js';
 import { idOption } from '../args.js';
 import { defineCommand, fields } from '../command.js';
 import { CommandError, UsageError } from '../errors.js';
+import type { OrderStatusHistoryRow } from '../../../db/tables/order-status-history.js';
+import type { OrderEventRow } from '../../../db/tables/order-events.js';
 
 const ordersShow = defineCommand({
   name: 'orders show',
@@ -34,21 +36,16 @@ const ordersShow = defineCommand({
     if (rows.length === 0) throw new CommandError(`no order with ${column} ${value} in store ${input.store}`);
     if (rows.length > 1) throw new CommandError(`several orders have ${column} ${value} (one per connected shop); use --id`);
     const order = presentOrder(rows[0]!, config.publicUrl);
-    const history = await executeBound<{ status: string; comment: string | null; actor: string; created_at: Date }>(
+    const history = await executeBound<Pick<OrderStatusHistoryRow, 'status' | 'comment' | 'actor' | 'created_at'>>(
       em,
       `select status, comment, actor, created_at from order_status_history where order_id = ? order by id`,
       [order.id],
     );
-    const events = await executeBound<{
-      id: string;
-      type: string;
-      backfill: boolean;
-      actor: string;
-      created_at: Date;
-      dispatched_at: Date | null;
-    }>(em, `select id, type, backfill, actor, created_at, dispatched_at from order_events where order_id = ? order by created_at`, [
-      order.id,
-    ]);
+    const events = await executeBound<Pick<OrderEventRow, 'id' | 'type' | 'backfill' | 'actor' | 'created_at' | 'dispatched_at'>>(
+      em,
+      `select id, type, backfill, actor, created_at, dispatched_at from order_events where order_id = ? order by created_at`,
+      [order.id],
+    );
     const json = { order, history, events };
     const text = [
       `Temporal: webhook deliveries are sent by workflow webhook-lane/${input.store} (replays: webhook-delivery/<event id>/<endpoint id>/replay-<delivery id>)`,
