@@ -11,21 +11,24 @@ import { OUTBOX_DEAD_AFTER_FAILURES } from '../services/outbox.js';
 import { SEARCH_ATTRIBUTES, type SearchAttributeName } from '../workflows/hand-off.js';
 import { describeTemporalError, isTemporalBusyOrDown } from './errors.js';
 import { executeBound } from '../db/bound.js';
+import type { OutboxRow } from '../db/tables/outbox.js';
 
-interface OutboxRow {
-  id: string;
-  action: 'start' | 'signal_with_start';
-  workflow_type: string;
-  workflow_id: string;
-  args: unknown[];
-  signal_name: string | null;
-  signal_args: unknown[] | null;
-  search_attributes: Partial<Record<SearchAttributeName, string>>;
-  summary: string | null;
-  attempts: number;
-  failures: number;
-  traceparent: string | null;
-}
+/** The columns a hand-off reads (the select below). */
+type PendingHandOff = Pick<
+  OutboxRow,
+  | 'id'
+  | 'action'
+  | 'workflow_type'
+  | 'workflow_id'
+  | 'args'
+  | 'signal_name'
+  | 'signal_args'
+  | 'search_attributes'
+  | 'summary'
+  | 'attempts'
+  | 'failures'
+  | 'traceparent'
+>;
 
 export interface RelayOptions {
   orm: MikroORM;
@@ -136,7 +139,7 @@ export class OutboxRelay {
   async drainOnce(): Promise<number> {
     const em = this.opts.orm.em.fork();
     return em.transactional(async (tx) => {
-      const rows = await executeBound<OutboxRow>(
+      const rows = await executeBound<PendingHandOff>(
         tx,
         `select id, action, workflow_type, workflow_id, args, signal_name, signal_args, search_attributes, summary, attempts, failures, traceparent
          from outbox where done_at is null and dead_at is null and next_attempt_at <= now()
@@ -204,9 +207,9 @@ export class OutboxRelay {
    * that repeats the signal just before it for the same workflow (same name and arguments, as a lane's
    * wake-ups do) rides on that hand-off: one signal says what both would.
    */
-  private async handOffAll(rows: OutboxRow[]): Promise<PromiseSettledResult<void>[]> {
+  private async handOffAll(rows: PendingHandOff[]): Promise<PromiseSettledResult<void>[]> {
     const results: PromiseSettledResult<void>[] = new Array(rows.length);
-    const chains = new Map<string, { done: Promise<void>; last: OutboxRow; riders: number[] }>();
+    const chains = new Map<string, { done: Promise<void>; last: PendingHandOff; riders: number[] }>();
     rows.forEach((row, i) => {
       const chain = chains.get(row.workflow_id);
       if (chain && sameSignal(chain.last, row)) {
@@ -235,7 +238,7 @@ export class OutboxRelay {
    * One row's hand-off, in the trace of the request that wrote the row when it was traced, linked to the
    * traces of the rows riding on it.
    */
-  private handOff(row: OutboxRow, riders: OutboxRow[] = []): Promise<void> {
+  private handOff(row: PendingHandOff, riders: PendingHandOff[] = []): Promise<void> {
     return inStoredTrace(
       `outbox hand-off ${row.workflow_type}`,
       row.traceparent,
@@ -254,7 +257,7 @@ export class OutboxRelay {
     );
   }
 
-  private async handOffNow(row: OutboxRow): Promise<void> {
+  private async handOffNow(row: PendingHandOff): Promise<void> {
     const { client, taskQueue } = this.opts;
     const typedSearchAttributes = Object.entries(row.search_attributes).map(
       ([name, value]) => ({ key: SEARCH_ATTRIBUTES[name as SearchAttributeName], value }) as SearchAttributePair,
@@ -285,7 +288,7 @@ export class OutboxRelay {
 }
 
 /** Two signal-with-start rows that would deliver the same signal with the same arguments to the same workflow. */
-function sameSignal(a: OutboxRow, b: OutboxRow): boolean {
+function sameSignal(a: PendingHandOff, b: PendingHandOff): boolean {
   return (
     a.action === 'signal_with_start' &&
     b.action === 'signal_with_start' &&

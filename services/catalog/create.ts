@@ -5,7 +5,7 @@ import { z } from '../../contract/zod.js';
 import { duplicateVariant, PRODUCT_TYPES } from '../../domain/catalog.js';
 import { toNumericString, toUnits } from '../../domain/money.js';
 import { cleanMultiline, cleanText } from '../../domain/text.js';
-import type { ProductRow } from './product-row.js';
+import type { ProductRow } from '../../db/tables/products.js';
 
 /** An amount as a number or a decimal string ("19.99"), at most 4 decimals, not negative; exact units. */
 const Money = z.union([z.number(), z.string()]).transform((value, ctx) => {

@@ -2,7 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../../db/bound.js';
 import { isUuid } from '../../domain/uuid.js';
 import { toRow, type NewProduct } from './create.js';
-import { PRODUCT_COLUMNS, type ProductRow } from './product-row.js';
+import { PRODUCT_COLUMNS } from './product-row.js';
+import type { ProductRow } from '../../db/tables/products.js';
 
 /** How many products the owner's list shows at most (live ones first). */
 export const OWNER_LIST_LIMIT = 500;

@@ -1,38 +1,9 @@
 import type { Product } from '../../contract/schemas/products.js';
 import { productPageUrl } from '../../contract/urls.js';
 import type { CartProduct } from '../../domain/cart.js';
-import { isInStock, shownStock, type ProductType, type Variant, type VariantOptions } from '../../domain/catalog.js';
+import { isInStock, shownStock, type Variant } from '../../domain/catalog.js';
 import { toNumericString, toUnits } from '../../domain/money.js';
-
-/** A variant as stored in products.variants (price as an exact numeric string). */
-export interface StoredVariant {
-  options: VariantOptions;
-  price: string;
-  stock: number | null;
-  sku: string | null;
-}
-
-/** A products row as PostgreSQL returns it (numeric as text). */
-export interface ProductRow {
-  id: string;
-  store_id: string;
-  name: string;
-  description: string;
-  price: string;
-  compare_at_price: string | null;
-  delivery_fee: string | null;
-  image_url: string | null;
-  images: string[];
-  category: string | null;
-  categories: string[];
-  type: ProductType;
-  stock: number | null;
-  variants: StoredVariant[];
-  sku: string | null;
-  archived: boolean;
-  created_at: Date | string;
-  updated_at: Date | string;
-}
+import type { ProductRow, StoredVariant } from '../../db/tables/products.js';
 
 /**
  * The columns of a ProductRow, for reads that name them (prepared statements never select `*`). The text

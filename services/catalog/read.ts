@@ -7,7 +7,8 @@ import { keysetPage } from '../../db/keyset-page.js';
 import { sellsCatalogue } from '../../domain/store-mode.js';
 import type { StoreMode } from '../../domain/store.js';
 import { isUuid } from '../../domain/uuid.js';
-import { PRODUCT_COLUMNS, presentProduct, type ProductRow, type StoreFacts } from './product-row.js';
+import { PRODUCT_COLUMNS, presentProduct, type StoreFacts } from './product-row.js';
+import type { ProductRow } from '../../db/tables/products.js';
 
 const STORE_COLUMNS = 'id, name, slug, currency, published, mode, standard_delivery_fee';
 

@@ -3,7 +3,8 @@ import { executeBound } from '../../db/bound.js';
 import { numbered, prepared, runPrepared } from '../../db/prepared.js';
 import { priceCart, type CartLine, type CartProduct, type PricedCart } from '../../domain/cart.js';
 import { toUnits } from '../../domain/money.js';
-import { PRODUCT_COLUMNS, toCartProduct, type ProductRow, type StoreFacts } from '../catalog/product-row.js';
+import { PRODUCT_COLUMNS, toCartProduct, type StoreFacts } from '../catalog/product-row.js';
+import type { ProductRow } from '../../db/tables/products.js';
 
 const CART_PRODUCTS = `select ${PRODUCT_COLUMNS} from products where store_id = ? and id = any(?::uuid[]) order by id`;
 // Every checkout session and cart page reads its products: prepared, planned once per pooled connection.

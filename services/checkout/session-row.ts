@@ -3,8 +3,9 @@ import { numbered, prepared, runPrepared } from '../../db/prepared.js';
 import type { CartLine } from '../../domain/cart.js';
 import { hashCheckoutToken, isWellFormedToken } from '../../domain/checkout-token.js';
 import { sellsCatalogue } from '../../domain/store-mode.js';
-import type { StoreMode } from '../../domain/store.js';
 import type { StoreFacts } from '../catalog/product-row.js';
+import type { CheckoutSessionRow } from '../../db/tables/checkout-sessions.js';
+import type { StoreRow } from '../../db/entities/store.js';
 
 /** A checkout session as the cart page sees it. */
 export interface CartSession {
@@ -18,22 +19,13 @@ export interface CartSession {
   expiresAt: Date;
 }
 
-interface Row {
-  id: string;
-  status: 'open' | 'used' | 'expired';
-  lines: CartLine[];
-  return_url: string | null;
-  order_id: string | null;
-  expires_at: Date;
-  past_expiry: boolean;
-  store_id: string;
-  store_name: string;
-  slug: string;
-  currency: string;
-  published: boolean;
-  mode: StoreMode;
-  standard_delivery_fee: string;
-}
+// The session, then its store (s.id and s.name renamed, so they do not clash with the session's).
+type Row = Pick<CheckoutSessionRow, 'id' | 'status' | 'lines' | 'return_url' | 'order_id' | 'expires_at'> &
+  Pick<StoreRow, 'slug' | 'currency' | 'published' | 'mode' | 'standard_delivery_fee'> & {
+    past_expiry: boolean;
+    store_id: StoreRow['id'];
+    store_name: StoreRow['name'];
+  };
 
 // Every cart page (and every placing) reads its session first: prepared, planned once per pooled connection.
 const BY_TOKEN = prepared(

@@ -5,7 +5,8 @@ import { ApiError } from '../../contract/errors.js';
 import type { TargetPolicy } from '../../domain/address-check.js';
 import { shopHost } from '../../domain/shop-host.js';
 import { checkTarget, type Resolver } from '../outbound/target.js';
-import { findConnection, type ConnectionRow } from './present.js';
+import { findConnection } from './present.js';
+import type { ConnectionRow } from '../../db/tables/connections.js';
 
 export interface Heartbeat {
   plugin_version?: string | undefined;

@@ -2,26 +2,8 @@ import { executeBound } from '../../db/bound.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { storeUrls } from '../../contract/urls.js';
 import { isoOrNull } from '../../domain/dates.js';
+import type { ConnectionRow } from '../../db/tables/connections.js';
 import type { StoreRow } from '../../db/entities/store.js';
-
-export interface ConnectionRow {
-  id: string;
-  store_id: string;
-  platform: 'platform_a' | 'platform_b';
-  status: 'active' | 'disconnected';
-  status_detail: string | null;
-  shop_url: string | null;
-  shop_host: string | null;
-  site_url: string | null;
-  push_url: string | null;
-  plugin_version: string | null;
-  platform_version: string | null;
-  shop_name: string | null;
-  currency: string | null;
-  webhook_secret_sealed: string | null;
-  last_heartbeat_at: Date | null;
-  created_at: Date;
-}
 
 /** The connected store as the plugin sees it. */
 export async function connectedStore(em: EntityManager, storeId: string, publicUrl: string) {

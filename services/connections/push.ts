@@ -7,7 +7,8 @@ import { postOnce, USER_AGENT } from '../outbound/send.js';
 import type { Resolver } from '../outbound/target.js';
 import { findConnection } from './present.js';
 import type { UpdatePushOutcome } from '../../workflows/connections/definitions.js';
-import { acknowledge, presentUpdate, type UpdateRow } from './updates.js';
+import { acknowledge, presentUpdate } from './updates.js';
+import type { ConnectionUpdateRow } from '../../db/tables/connection-updates.js';
 import { executeBound } from '../../db/bound.js';
 
 /** Updates per push request. */
@@ -35,7 +36,7 @@ export async function pushUpdateBatch(
     return { stopped: 'disconnected', sent: 0, acknowledged: 0, more: false, nextPushInMs: null };
   if (!connection.push_url || !connection.webhook_secret_sealed)
     return { stopped: 'pull_only', sent: 0, acknowledged: 0, more: false, nextPushInMs: null };
-  const due = await executeBound<UpdateRow>(
+  const due = await executeBound<ConnectionUpdateRow>(
     em,
     `select * from connection_updates where connection_id = ? and state = 'waiting' and not push_failed and next_push_at <= now()
      order by created_at, id limit ?`,

@@ -15,28 +15,8 @@ import type { ConnectionUpdateRow } from '../../db/tables/connection-updates.js'
 /** Statuses a connected shop is told about; cancelling stays the platform's business. */
 const UPDATE_STATUSES = new Set(['shipped', 'out_for_delivery', 'completed']);
 
-export interface UpdateRow {
-  id: string;
-  connection_id: string;
-  order_id: string;
-  external_id: string;
-  number: string | null;
-  status: 'shipped' | 'out_for_delivery' | 'completed' | null;
-  tracking: { number: string | null; courier: string | null; url: string | null };
-  tracking_page_url: string;
-  comment: string | null;
-  state: 'waiting' | 'applied' | 'failed' | 'superseded';
-  ack_error: string | null;
-  push_attempts: number;
-  push_failed: boolean;
-  last_push_error: string | null;
-  created_at: Date;
-  updated_at: Date;
-  acked_at: Date | null;
-}
-
 /** The Update object the plugin receives. */
-export function presentUpdate(row: UpdateRow) {
+export function presentUpdate(row: ConnectionUpdateRow) {
   return {
     id: row.id,
     order_id: row.order_id,
@@ -116,8 +96,8 @@ export async function wakePush(em: EntityManager, connectionId: string) {
 }
 
 /** Waiting updates of a connection, oldest first (what pull returns; failed pushes stay pullable). */
-export async function waitingUpdates(em: EntityManager, connectionId: string, limit: number): Promise<UpdateRow[]> {
-  return executeBound<UpdateRow>(
+export async function waitingUpdates(em: EntityManager, connectionId: string, limit: number): Promise<ConnectionUpdateRow[]> {
+  return executeBound<ConnectionUpdateRow>(
     em,
     `select * from connection_updates where connection_id = ? and state = 'waiting' order by created_at, id limit ?`,
     [connectionId, limit],
@@ -148,7 +128,7 @@ export async function acknowledge(
 
 /** Every update of a connection for support, newest first; `failedOnly` keeps failed pushes and failed applies. */
 export async function listUpdates(em: EntityManager, connectionId: string, failedOnly: boolean) {
-  return executeBound<UpdateRow>(
+  return executeBound<ConnectionUpdateRow>(
     em,
     `select * from connection_updates where connection_id = ?${failedOnly ? ` and (push_failed or state = 'failed')` : ''} order by created_at desc, id desc limit 500`,
     [connectionId],

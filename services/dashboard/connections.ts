@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../../db/bound.js';
 import { connectionAllowance, createConnection, planLimitReached, type Platform } from '../connections/codes.js';
 import { disconnect } from '../connections/connection.js';
-import type { ConnectionRow } from '../connections/present.js';
+import type { ConnectionRow } from '../../db/tables/connections.js';
 import { isUuid } from '../../domain/uuid.js';
 
 /** The store's connected shops, active first, newest first, with their waiting and failed update counts. */

@@ -5,6 +5,7 @@ import { revokeKey } from '../stores.js';
 import { replayDelivery } from '../webhooks/deliveries.js';
 import { isUuid } from '../../domain/uuid.js';
 import type { WebhookDeliveryRow } from '../../db/tables/webhook-deliveries.js';
+import type { OrderStatusHistoryRow } from '../../db/tables/order-status-history.js';
 
 // The shared services find keys and deliveries by id alone; the dashboard first proves the id is this store's.
 
@@ -25,12 +26,7 @@ export async function replayStoreDelivery(em: EntityManager, storeId: string, de
   return row ? replayDelivery(em, row.id, { metered: true }) : null;
 }
 
-export interface HistoryLine {
-  status: string;
-  comment: string | null;
-  actor: string;
-  created_at: Date;
-}
+export type HistoryLine = Pick<OrderStatusHistoryRow, 'status' | 'comment' | 'actor' | 'created_at'>;
 
 /** An order's status history, oldest first (the caller has checked the order is the store's). */
 export async function statusHistory(em: EntityManager, orderId: string): Promise<HistoryLine[]> {

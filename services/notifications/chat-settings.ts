@@ -5,6 +5,7 @@ import type { TargetPolicy } from '../../domain/address-check.js';
 import type { ChatSender } from '../../domain/chat-message.js';
 import { openSecret, sealSecret } from '../../domain/secret-box.js';
 import { checkTarget, type Resolver } from '../outbound/target.js';
+import type { ChatSettingsRow } from '../../db/tables/chat-settings.js';
 
 export const DEFAULT_CHAT_BASE_URL = 'https://graph.facebook.com';
 export const DEFAULT_CHAT_API_VERSION = 'v23.0';
@@ -28,18 +29,7 @@ export interface ChatSettingsInput {
   shippedTemplateName: string;
 }
 
-interface Row {
-  enabled: boolean;
-  base_url: string;
-  api_version: string;
-  phone_number_id: string;
-  token_sealed: string;
-  template_name: string | null;
-  template_language: string;
-  shipped_template_name: string | null;
-}
-
-const sender = (r: Row): ChatSender => ({
+const sender = (r: ChatSettingsRow): ChatSender => ({
   baseUrl: r.base_url,
   apiVersion: r.api_version,
   phoneNumberId: r.phone_number_id,
@@ -49,7 +39,7 @@ const sender = (r: Row): ChatSender => ({
 });
 
 const read = async (em: EntityManager, storeId: string) =>
-  (await executeBound<Row>(em, `select * from chat_settings where store_id = ?`, [storeId]))[0] ?? null;
+  (await executeBound<ChatSettingsRow>(em, `select * from chat_settings where store_id = ?`, [storeId]))[0] ?? null;
 
 /** The store's chat settings without the token; null when it never saved any. */
 export async function readChatSettings(em: EntityManager, storeId: string): Promise<ChatSettingsView | null> {

@@ -2,8 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../../db/bound.js';
 import type { OrderMessageRow } from '../../db/tables/order-messages.js';
 
-export type MessageChannel = 'push' | 'chat';
-export type MessageStatus = 'sending' | 'sent' | 'failed' | 'skipped';
+export type MessageChannel = OrderMessageRow['channel'];
+export type MessageStatus = OrderMessageRow['status'];
 
 export interface OrderMessageKey {
   storeId: string;
@@ -54,14 +54,7 @@ export async function finishOrderMessage(em: EntityManager, id: string, status: 
   ]);
 }
 
-export interface OrderMessageView {
-  channel: MessageChannel;
-  occasion: string;
-  status: MessageStatus;
-  detail: string | null;
-  created_at: Date;
-  finished_at: Date | null;
-}
+export type OrderMessageView = Pick<OrderMessageRow, 'channel' | 'occasion' | 'status' | 'detail' | 'created_at' | 'finished_at'>;
 
 /** The messages of one order of the store, as the dashboard's order detail lists them. */
 export async function listOrderMessages(em: EntityManager, storeId: string, orderId: string): Promise<OrderMessageView[]> {

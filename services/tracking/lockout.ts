@@ -15,11 +15,8 @@ export interface LockoutRule {
   lockoutSeconds: number;
 }
 
-interface StateRow {
-  wrong_count: number;
-  locked_until: Date | string | null;
-  expires_at: Date | string;
-}
+/** expires_at: when the row stops counting (the lockout's end, or the last wrong try's window end). */
+type StateRow = Pick<TrackingLockoutRow, 'wrong_count' | 'locked_until'> & { expires_at: Date | string };
 
 const toState = (row: StateRow): TrackingLockoutState => ({
   wrongCount: row.wrong_count,

@@ -8,6 +8,7 @@ import { startWorkflow } from '../../workflows/hand-off.js';
 import { workflowIds, workflows } from '../../workflows/catalog.js';
 import { type PlannedDelivery } from '../../workflows/webhooks/definitions.js';
 import type { WebhookDeliveryRow } from '../../db/tables/webhook-deliveries.js';
+import type { WebhookEndpointRow } from '../../db/tables/webhook-endpoints.js';
 
 export interface DeliveryView {
   id: string;
@@ -37,7 +38,25 @@ export async function listDeliveries(
   opts: { failedOnly?: boolean; limit?: number } = {},
 ): Promise<DeliveryView[]> {
   const rows = await executeBound<
-    Omit<DeliveryView, 'created_at' | 'attempted_at'> & { created_at: Date | string; attempted_at: Date | string | null }
+    Pick<
+      WebhookDeliveryRow,
+      | 'id'
+      | 'endpoint_id'
+      | 'event_id'
+      | 'event_type'
+      | 'order_id'
+      | 'status'
+      | 'response_status'
+      | 'error'
+      | 'duration_ms'
+      | 'replay_of'
+      | 'workflow_id'
+      | 'run_id'
+      | 'activity_id'
+      | 'created_at'
+      | 'attempted_at'
+    > &
+      Pick<WebhookEndpointRow, 'url'>
   >(
     em,
     `select d.id, d.endpoint_id, e.url, d.event_id, d.event_type, d.order_id, d.status, d.response_status, d.error, d.duration_ms, d.replay_of, d.workflow_id, d.run_id, d.activity_id, d.created_at, d.attempted_at

@@ -14,13 +14,7 @@ import type { WebhookEndpointRow } from '../../db/tables/webhook-endpoints.js';
 /** Endpoints a store may have at once (our choice; 409 beyond it). */
 export const MAX_ENDPOINTS_PER_STORE = 10;
 
-export interface EndpointRow {
-  id: string;
-  url: string;
-  events: string[];
-  active: boolean;
-  created_at: Date;
-}
+type EndpointRow = Pick<WebhookEndpointRow, 'id' | 'url' | 'events' | 'active' | 'created_at'>;
 
 const view = (row: EndpointRow) => ({ id: row.id, url: row.url, events: row.events, active: row.active, created_at: iso(row.created_at) });
 

@@ -17,16 +17,8 @@ export interface LaneDelivery {
 }
 
 // created_at comes as text or Date depending on the pool's type parsers.
-type LaneRow = {
-  id: string;
-  store_id: string;
-  created_at: Date | string;
-  event_id: string;
-  event_type: string;
-  endpoint_id: string;
-  order_id: string;
-};
-const toDelivery = (r: LaneRow): LaneDelivery => ({
+type PlannedRow = Pick<WebhookDeliveryRow, 'id' | 'store_id' | 'created_at' | 'event_id' | 'event_type' | 'endpoint_id' | 'order_id'>;
+const toDelivery = (r: PlannedRow): LaneDelivery => ({
   deliveryId: r.id,
   storeId: r.store_id,
   createdAt: new Date(r.created_at),
@@ -42,7 +34,7 @@ const toDelivery = (r: LaneRow): LaneDelivery => ({
  * A planner that crashes before commit leaves the events untaken, so nothing is lost.
  */
 export async function planStoreDeliveries(em: EntityManager, storeId: string, limit: number): Promise<LaneDelivery[]> {
-  return (await runPrepared<LaneRow>(em, PLAN, [storeId, limit])).map(toDelivery);
+  return (await runPrepared<PlannedRow>(em, PLAN, [storeId, limit])).map(toDelivery);
 }
 // The lane's statements run often and the same every time: prepared, so PostgreSQL plans each once per connection.
 const PLAN = prepared(planSql('store_id = $1', '$2'));
@@ -71,7 +63,7 @@ function planSql(whichEvents: string, limit: string): string {
 
 /** The store's deliveries still pending (planned by an earlier run that stopped), oldest first. */
 export async function loadPendingDeliveries(em: EntityManager, storeId: string, limit: number): Promise<LaneDelivery[]> {
-  return (await runPrepared<LaneRow>(em, PENDING, [storeId, limit])).map(toDelivery);
+  return (await runPrepared<PlannedRow>(em, PENDING, [storeId, limit])).map(toDelivery);
 }
 const PENDING = prepared(`select id, store_id, created_at, event_id, event_type, endpoint_id, order_id from webhook_deliveries
   where store_id = $1 and status = 'pending' and finished_at is null and replay_of is null
@@ -92,13 +84,13 @@ export interface StoreShard {
  * handed over (oldest first, any store) and plans their deliveries.
  */
 export async function planShardDeliveries(em: EntityManager, s: StoreShard, limit: number): Promise<LaneDelivery[]> {
-  return (await runPrepared<LaneRow>(em, PLAN_SHARD, [s.shard, s.shards, limit])).map(toDelivery);
+  return (await runPrepared<PlannedRow>(em, PLAN_SHARD, [s.shard, s.shards, limit])).map(toDelivery);
 }
 const PLAN_SHARD = prepared(planSql(SHARD_OF_STORE_SQL('$1', '$2'), '$3'));
 
 /** The shard's deliveries still pending (planned by an earlier run that stopped), oldest first. */
 export async function loadShardPendingDeliveries(em: EntityManager, s: StoreShard, limit: number): Promise<LaneDelivery[]> {
-  return (await runPrepared<LaneRow>(em, PENDING_SHARD, [s.shard, s.shards, limit])).map(toDelivery);
+  return (await runPrepared<PlannedRow>(em, PENDING_SHARD, [s.shard, s.shards, limit])).map(toDelivery);
 }
 const PENDING_SHARD = prepared(`select id, store_id, created_at, event_id, event_type, endpoint_id, order_id from webhook_deliveries
   where status = 'pending' and finished_at is null and replay_of is null and ${SHARD_OF_STORE_SQL('$1', '$2')}

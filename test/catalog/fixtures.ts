@@ -1,7 +1,7 @@
 // Shared by the catalogue and checkout tests: products in one line, calls of the catalogue and checkout endpoints.
 import type { LightMyRequestResponse } from 'fastify';
 import { insertProducts, NewProduct } from '../../services/catalog/create.js';
-import type { ProductRow } from '../../services/catalog/product-row.js';
+import type { ProductRow } from '../../db/tables/products.js';
 import { bearer, type TestApp } from '../helpers/app.js';
 
 /** Adds products to a store (as the CLI does); each input defaults to a physical product at 10 with unlimited stock. */

@@ -4,7 +4,7 @@ import { formatAmount } from '../../domain/display.js';
 import { NewProduct, insertProducts } from '../../services/catalog/create.js';
 import { CSV_COLUMNS, importProducts, productsFromCsv, type ImportResult } from '../../services/catalog/import.js';
 import { findStoreProduct, listStoreProducts, OWNER_LIST_LIMIT, setProductArchived, updateProduct } from '../../services/catalog/manage.js';
-import type { ProductRow } from '../../services/catalog/product-row.js';
+import type { ProductRow } from '../../db/tables/products.js';
 import { html, type SafeHtml } from '../html.js';
 import { formOf } from './guard.js';
 import { sendStorePage, storePath } from './layout.js';
