@@ -11,6 +11,9 @@ export const SCOPES = [
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
+/** True for a scope the spec names (api_keys.scopes is text[]: the database does not hold it to the list). */
+export const isScope = (value: string): value is Scope => (SCOPES as readonly string[]).includes(value);
+
 /** "On by default for a new secret key" column of the permission table. */
 export const DEFAULT_SECRET_SCOPES: readonly Scope[] = ['orders:read', 'orders:write', 'products:read', 'checkout:write', 'tracking:read'];
 

@@ -1,13 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { prepared, runPrepared } from '../../db/prepared.js';
 import type { Principal } from '../../contract/principal.js';
-import type { Scope } from '../../domain/scopes.js';
-import type { StoreMode, StorePlan } from '../../domain/store.js';
+import { isScope } from '../../domain/scopes.js';
 import { clientKey } from '../../domain/client-address.js';
 import { effectivePlan } from '../../domain/plan.js';
 import { sellsCatalogue } from '../../domain/store-mode.js';
 import { executeBound } from '../../db/bound.js';
 import type { RateLimitCounterRow } from '../../db/tables/rate-limit-counters.js';
+import type { ApiKeyRow } from '../../db/entities/api-key.js';
+import type { StoreRow } from '../../db/entities/store.js';
+import type { ConnectionRow } from '../../db/tables/connections.js';
 
 export interface KeyHit {
   principal: Principal;
@@ -47,27 +49,15 @@ select k.id, k.kind, k.scopes, k.origins, k.connection_id, k.store_id,
   (select count from hits where bucket like 'visitor:%') as visitor_count
 from k, w`);
 
-interface KeyRow {
-  id: string;
-  kind: Principal['kind'];
-  scopes: Scope[];
-  origins: string[];
-  connection_id: string | null;
-  store_id: string;
-  plan: StorePlan;
-  paid_until: Date | string | null;
-  slug: string;
-  name: string;
-  currency: string;
-  mode: StoreMode;
-  published: boolean;
-  standard_delivery_fee: string;
-  platform: 'platform_a' | 'platform_b' | null;
-  shop_host: string | null;
-  reset_at: string | number;
-  key_count: number;
-  visitor_count: number | null;
-}
+// The key, its store, and its connection (a left join: null for a key without one), then the counts.
+type KeyRow = Pick<ApiKeyRow, 'id' | 'kind' | 'scopes' | 'origins' | 'connection_id' | 'store_id'> &
+  Pick<StoreRow, 'plan' | 'paid_until' | 'slug' | 'name' | 'currency' | 'mode' | 'published' | 'standard_delivery_fee'> & {
+    platform: ConnectionRow['platform'] | null;
+    shop_host: ConnectionRow['shop_host'];
+    reset_at: string | number;
+    key_count: number;
+    visitor_count: number | null;
+  };
 
 /** Finds a live key by hash and counts this request against it (and its visitor, IPv6 per /64: clientKey); null when no such live key. */
 export async function findKeyAndCount(em: EntityManager, keyHash: string, visitorIp: string): Promise<KeyHit | null> {
@@ -81,7 +71,8 @@ export async function findKeyAndCount(em: EntityManager, keyHash: string, visito
       connectionId: row.connection_id,
       storeId: row.store_id,
       plan: effectivePlan({ plan: row.plan, paidUntil: row.paid_until }),
-      scopes: row.scopes,
+      // api_keys.scopes is any text[]: a scope this code does not know grants nothing.
+      scopes: row.scopes.filter(isScope),
       origins: row.origins,
       storeSlug: row.slug,
       storeName: row.name,
