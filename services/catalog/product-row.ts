@@ -4,6 +4,7 @@ import type { CartProduct } from '../../domain/cart.js';
 import { isInStock, shownStock, type Variant } from '../../domain/catalog.js';
 import { toNumericString, toUnits } from '../../domain/money.js';
 import type { ProductRow, StoredVariant } from '../../db/tables/products.js';
+import type { StoreRow } from '../../db/entities/store.js';
 
 /**
  * The columns of a ProductRow, for reads that name them (prepared statements never select `*`). The text
@@ -14,14 +15,7 @@ export const PRODUCT_COLUMNS =
   'to_json(categories) as categories, type, stock, variants, sku, archived, created_at, updated_at';
 
 /** The store facts a product is shown and sold with. */
-export interface StoreFacts {
-  id: string;
-  name: string;
-  slug: string;
-  currency: string;
-  published: boolean;
-  standard_delivery_fee: string;
-}
+export type StoreFacts = Pick<StoreRow, 'id' | 'name' | 'slug' | 'currency' | 'published' | 'standard_delivery_fee'>;
 
 // A numeric(15,4) column's text, or a stored variant's price (toNumericString), is an exact decimal of at most
 // 4 places: Number() of it is the very double fromUnits(toUnits(text)) gives, without the bigint round trip.

@@ -5,17 +5,19 @@ import { ApiError } from '../../contract/errors.js';
 import type { ProductListQuery } from '../../contract/schemas/products.js';
 import { keysetPage } from '../../db/keyset-page.js';
 import { sellsCatalogue } from '../../domain/store-mode.js';
-import type { StoreMode } from '../../domain/store.js';
 import { isUuid } from '../../domain/uuid.js';
 import { PRODUCT_COLUMNS, presentProduct, type StoreFacts } from './product-row.js';
 import type { ProductRow } from '../../db/tables/products.js';
+import type { StoreRow } from '../../db/entities/store.js';
 
 const STORE_COLUMNS = 'id, name, slug, currency, published, mode, standard_delivery_fee';
 
 /** The store by id or slug, or null; `published` says whether its catalogue is open (sellsCatalogue: a tracking_only store's is not). */
 export async function findStore(em: EntityManager, by: { id: string } | { slug: string }): Promise<StoreFacts | null> {
   const [column, value] = 'id' in by ? ['id', by.id] : ['slug', by.slug];
-  const rows = await executeBound<StoreFacts & { mode: StoreMode }>(em, `select ${STORE_COLUMNS} from stores where ${column} = ?`, [value]);
+  const rows = await executeBound<StoreFacts & Pick<StoreRow, 'mode'>>(em, `select ${STORE_COLUMNS} from stores where ${column} = ?`, [
+    value,
+  ]);
   const row = rows[0];
   if (!row) return null;
   const { mode: _mode, ...facts } = row;

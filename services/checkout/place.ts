@@ -4,12 +4,12 @@ import { executeBound } from '../../db/bound.js';
 import { stockAfter, type PricedCart } from '../../domain/cart.js';
 import type { Shopper } from '../../domain/shopper-form.js';
 import { sellsCatalogue } from '../../domain/store-mode.js';
-import type { StoreMode } from '../../domain/store.js';
-import { storedVariants } from '../catalog/product-row.js';
+import { storedVariants, type StoreFacts } from '../catalog/product-row.js';
 import { priceLines } from './cart.js';
 import { createNativeOrder } from './native-order.js';
 import type { CartSession } from './session-row.js';
 import type { CheckoutSessionRow } from '../../db/tables/checkout-sessions.js';
+import type { StoreRow } from '../../db/entities/store.js';
 
 /**
  * What placing a cart came to. Results, not errors: a cart meeting the shop as it is now (sold out,
@@ -54,7 +54,7 @@ export async function placeCartOrder(
         [session.id],
       );
       if (claimed.length === 0) return null;
-      const [row] = await executeBound<typeof session.store & { mode: StoreMode }>(
+      const [row] = await executeBound<StoreFacts & Pick<StoreRow, 'mode'>>(
         tx,
         `select id, name, slug, currency, published, mode, standard_delivery_fee from stores where id = ?`,
         [session.store.id],
