@@ -54,14 +54,21 @@ export const byExternalIdOrder = <T extends { external_id: string | null }>(rows
 /**
  * One statement: the held copies of the round's external ids, and the earlier orders (and
  * cancellations) of its cash-on-delivery phones, for the risk flags, other than the round's own.
+ * The phones are counted one index look-up each (a lateral join on the list): written as
+ * `customer_phone_key = any(list) group by` PostgreSQL scanned all of the store's phone keys, even for an
+ * empty list (1.3 ms a write in a store of 12,000 orders, more than the write itself). No phone, no scan.
  */
 const READ_HELD = prepared(
   numbered(`select ${ORDER_COLUMNS.join(', ')}, null::text as phone_key, null::int as with_phone, null::int as cancelled_with_phone
      from orders where store_id = ? and origin = ? and external_id = any(?::text[])
    union all
-   select ${ORDER_COLUMNS.map(() => 'null').join(', ')}, customer_phone_key, count(*)::int, count(*) filter (where status = 'cancelled')::int
-     from orders where store_id = ? and customer_phone_key = any(?::text[]) and not (origin = ? and external_id = any(?::text[]))
-     group by customer_phone_key`),
+   select ${ORDER_COLUMNS.map(() => 'null').join(', ')}, phone.key, counted.with_phone, counted.cancelled_with_phone
+     from unnest(?::text[]) as phone(key)
+     cross join lateral (
+       select count(*)::int as with_phone, count(*) filter (where status = 'cancelled')::int as cancelled_with_phone
+       from orders where store_id = ? and customer_phone_key = phone.key and not (origin = ? and external_id = any(?::text[]))
+     ) as counted
+     where counted.with_phone > 0`),
 );
 /** In a transaction, the held copies are locked first, in external_id order (two batches sharing ids cannot deadlock). */
 const LOCK_HELD = `select 1 from orders where store_id = ? and origin = ? and external_id = any(?::text[]) order by external_id for update`;
@@ -93,8 +100,8 @@ export async function readHeld(run: RunStatement, sender: OrderSender, facts: Or
     sender.storeId,
     sender.origin,
     externalIds,
-    sender.storeId,
     textArray(phones),
+    sender.storeId,
     sender.origin,
     externalIds,
   ]);
