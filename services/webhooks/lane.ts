@@ -137,7 +137,7 @@ export async function claimDeliveries(em: EntityManager, ids: string[], by: Atte
     Pick<WebhookDeliveryRow, 'id' | 'endpoint_id' | 'event_id'> &
       Pick<WebhookEndpointRow, 'url' | 'secret_sealed'> &
       Pick<OrderEventRow, 'type' | 'created_at' | 'traceparent'> & { payload: string | null }
-  >(em, CLAIM, [by?.workflowId ?? null, by?.runId ?? null, by?.activityId ?? null, ids]);
+  >(em, CLAIM, [by?.workflowId ?? null, by?.runId ?? null, by?.activityId ?? null, JSON.stringify(ids)]);
   return rows.map((r) => ({
     id: r.id,
     endpointId: r.endpoint_id,
@@ -152,14 +152,16 @@ export async function claimDeliveries(em: EntityManager, ids: string[], by: Atte
   }));
 }
 
+// The ids come as a JSON array: PostgreSQL sizes a uuid[] value exactly when it plans with it, which made
+// planning anew look cheaper than the kept plan at most calls (739 plans for 1,256 calls).
 const CLAIM = prepared(`with claimed as (
     update webhook_deliveries d set status = 'sending', attempted_at = now(), workflow_id = $1, run_id = $2, activity_id = $3
     from webhook_endpoints e
-    where d.id = any($4::uuid[]) and d.status = 'pending' and e.id = d.endpoint_id and e.active and e.deleted_at is null
+    where d.id in (select jsonb_array_elements_text($4::jsonb)::uuid) and d.status = 'pending' and e.id = d.endpoint_id and e.active and e.deleted_at is null
     returning d.id, d.event_id, d.endpoint_id, e.url, e.secret_sealed
   ), cancelled as (
     update webhook_deliveries set status = 'cancelled', error = 'endpoint deleted', finished_at = now()
-    where id = any($4::uuid[]) and status = 'pending' and id not in (select id from claimed)
+    where id in (select jsonb_array_elements_text($4::jsonb)::uuid) and status = 'pending' and id not in (select id from claimed)
   )
   select c.id, c.endpoint_id, c.url, c.secret_sealed, c.event_id, ev.type, ev.created_at, ev.traceparent,
     case when row_number() over (partition by c.event_id order by c.id) = 1 then ev.payload::text end as payload
