@@ -49,6 +49,16 @@ describe('values are bound, not inlined', () => {
   });
 });
 
+describe('the connections', () => {
+  it('run without JIT, in and out of a transaction: compiling a prepared plan cost 0.8 s per execution once a store held 100,000 orders', async () => {
+    const [out] = await executeBound<{ jit: string }>(orm.em.fork(), `select current_setting('jit') as jit`);
+    expect(out!.jit).toBe('off');
+    const em = orm.em.fork();
+    const inside = await em.transactional((tx) => executeBound<{ jit: string }>(tx, `select current_setting('jit') as jit`));
+    expect(inside[0]!.jit).toBe('off');
+  });
+});
+
 describe('one value per placeholder', () => {
   it('a statement with more or fewer values than ? marks is refused before it is sent', async () => {
     await expect(executeBound(orm.em.fork(), `select id from ${table} where id = ? and body = ?`, [1])).rejects.toThrow(
