@@ -6,6 +6,9 @@ export interface BreakerSettings {
   coolDownMs: number;
 }
 
+/** What an attempt's result changed for its endpoint's circuit (EndpointBreakers.record). */
+export type CircuitChange = 'opened' | 'probe_failed' | 'closed';
+
 interface EndpointState {
   failures: number;
   lastFailureAt: number;
@@ -29,17 +32,28 @@ export class EndpointBreakers {
 
   constructor(private readonly settings: BreakerSettings) {}
 
-  /** Records one attempt's result; true when this result opened the circuit. */
-  record(endpointId: string, failed: boolean, now: number): boolean {
+  /**
+   * Records one attempt's result, and says what it changed for the endpoint's circuit: `opened` (this
+   * failure opened it), `probe_failed` (a failure while open: another cool-down), `closed` (a success while
+   * open), or null (nothing an owner would see). The dispatcher keeps those three on the endpoint's row.
+   */
+  record(endpointId: string, failed: boolean, now: number): CircuitChange | null {
+    const wasOpen = this.isOpen(endpointId);
     if (!failed) {
       this.states.delete(endpointId);
-      return false;
+      return wasOpen ? 'closed' : null;
     }
     const s = this.states.get(endpointId) ?? { failures: 0, lastFailureAt: now };
     s.failures++;
     s.lastFailureAt = now;
     this.states.set(endpointId, s);
-    return s.failures === this.settings.failures;
+    if (wasOpen) return 'probe_failed';
+    return s.failures === this.settings.failures ? 'opened' : null;
+  }
+
+  /** Starts with the endpoint's circuit open, as an earlier run left it (its last failed attempt at `lastFailureAt`). */
+  restoreOpen(endpointId: string, lastFailureAt: number): void {
+    this.states.set(endpointId, { failures: this.settings.failures, lastFailureAt });
   }
 
   /** True while the endpoint's circuit is open. */

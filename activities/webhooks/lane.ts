@@ -21,6 +21,7 @@ import {
   type ClaimedDelivery,
   type LaneDelivery,
 } from '../../services/webhooks/lane.js';
+import { openCircuitsOfShard, openCircuitsOfStore, recordCircuitChange, type OpenCircuit } from '../../services/webhooks/circuit.js';
 import { workflowIds } from '../../workflows/catalog.js';
 import {
   type LaneAttempt,
@@ -71,6 +72,8 @@ interface RunScope {
   plan(em: EntityManager, limit: number): Promise<LaneDelivery[]>;
   loadPending(em: EntityManager, limit: number): Promise<LaneDelivery[]>;
   eventsWaiting(em: EntityManager): Promise<boolean>;
+  /** The endpoints whose circuit an earlier run left open: this run starts with them open. */
+  openCircuits(em: EntityManager): Promise<OpenCircuit[]>;
 }
 
 interface RunTuning {
@@ -115,6 +118,7 @@ export function webhookLaneActivities(deps: ActivityDeps) {
         plan: (em, limit) => planShardDeliveries(em, input, limit),
         loadPending: (em, limit) => loadShardPendingDeliveries(em, input, limit),
         eventsWaiting: (em) => shardEventsWaiting(em, input),
+        openCircuits: (em) => openCircuitsOfShard(em, input),
       };
       const tuning: RunTuning = { ...DISPATCH, lingerMs: dispatch.idleMs, breaker, circuitMaxWaitMs: dispatch.circuitMaxWaitMs };
       const origin = originOf();
@@ -145,6 +149,7 @@ export function oldWebhookLaneActivities(deps: ActivityDeps) {
         plan: (em, limit) => planStoreDeliveries(em, storeId, limit),
         loadPending: (em, limit) => loadPendingDeliveries(em, storeId, limit),
         eventsWaiting: (em) => storeEventsWaiting(em, storeId),
+        openCircuits: (em) => openCircuitsOfStore(em, storeId),
       };
       const tuning: RunTuning = {
         ...LANE,
@@ -176,6 +181,8 @@ class LaneRun {
   private planNeeded = true;
   private reloadNeeded = true;
   private recording: Promise<void> = Promise.resolve();
+  /** Circuit changes kept on the endpoints' rows, one write at a time and in order (services/webhooks/circuit.ts). */
+  private circuitWrites: Promise<void> = Promise.resolve();
   private readonly laneId: string;
   /** Connections (and TLS sessions) reused across this run's POSTs. */
   private readonly agents = keepAliveAgents();
@@ -205,6 +212,7 @@ class LaneRun {
     const lease = this.lease;
     let idleSince = Date.now();
     try {
+      for (const open of await this.scope.openCircuits(this.em)) this.breakers.restoreOpen(open.endpointId, open.failedAt.getTime());
       for (;;) {
         // The worker stopping ends the run like its limits do: in-flight sends finish, nothing new starts,
         // and `more` has the workflow schedule the next run, which the next worker takes at its first poll.
@@ -308,7 +316,10 @@ class LaneRun {
     } catch (err) {
       result = { deliveryId: c.id, ok: false, status: null, error: `not sent: ${(err as Error).message}`, durationMs: 0 };
     }
-    this.breakers.record(d.endpointId, failureCounts(result.status, result.ok), Date.now());
+    const change = this.breakers.record(d.endpointId, failureCounts(result.status, result.ok), Date.now());
+    // Not written, the change is only lost to the dashboard and the next run (which finds the circuit again).
+    if (change)
+      this.circuitWrites = this.circuitWrites.then(() => recordCircuitChange(this.em.fork(), d.endpointId, change).catch(() => undefined));
     this.made++;
     if (this.attempts.length < DISPATCH.resultAttempts)
       this.attempts.push({
@@ -391,6 +402,7 @@ class LaneRun {
       if (tries) await new Promise((r) => setTimeout(r, 1000));
       await this.flush();
     }
+    await this.circuitWrites;
     return {
       attempts: this.attempts,
       made: this.made,

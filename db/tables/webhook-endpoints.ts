@@ -10,6 +10,9 @@ export const WEBHOOK_ENDPOINTS = table('webhook_endpoints', {
   active: boolean().defaulted(),
   created_at: timestamptz().defaulted(),
   deleted_at: timestamptz().nullable(),
+  /** Set while the endpoint's circuit is open (docs/webhooks.md): since when, and its last failed attempt. */
+  circuit_open_since: timestamptz().nullable(),
+  circuit_failed_at: timestamptz().nullable(),
 });
 
 /** A webhook_endpoints row as PostgreSQL returns it. */

@@ -70,7 +70,7 @@ const PENDING = prepared(`select id, store_id, created_at, event_id, event_type,
   order by created_at, event_id, endpoint_id limit $2`);
 
 /** The shard of a row's store in SQL, as webhookShard computes it (`$N` placeholders: shard, shard count). */
-const SHARD_OF_STORE_SQL = (shard: string, shards: string) =>
+export const SHARD_OF_STORE_SQL = (shard: string, shards: string) =>
   `('x' || right(store_id::text, 8))::bit(32)::bigint % ${shards}::int = ${shard}::int`;
 
 /** A shard of stores: the stores whose webhookShard(id, shards) is `shard`. */

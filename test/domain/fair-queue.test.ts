@@ -50,18 +50,30 @@ describe('an endpoint’s circuit opens after consecutive failures: one attempt 
 
   it('closed: the queue’s limits; open: nothing during the cool-down, then one probe; a success closes it', () => {
     const b = new EndpointBreakers(settings);
-    expect(b.record('e', true, 0)).toBe(false);
-    expect(b.record('e', true, 0)).toBe(false);
+    expect(b.record('e', true, 0)).toBeNull();
+    expect(b.record('e', true, 0)).toBeNull();
     expect(b.cap('e', 0)).toBeUndefined();
-    expect(b.record('e', true, 100)).toBe(true);
+    expect(b.record('e', true, 100)).toBe('opened');
     expect(b.isOpen('e')).toBe(true);
     expect(b.cap('e', 500)).toBe(0);
     expect(b.cap('e', 1100)).toBe(1);
-    b.record('e', true, 1200);
+    expect(b.record('e', true, 1200)).toBe('probe_failed');
     expect(b.cap('e', 1300)).toBe(0);
-    b.record('e', false, 2300);
+    expect(b.record('e', false, 2300)).toBe('closed');
     expect(b.isOpen('e')).toBe(false);
     expect(b.cap('e', 2300)).toBeUndefined();
+    // A success while closed, or a failure below the threshold, changes nothing the owner sees.
+    expect(b.record('e', false, 2400)).toBeNull();
+  });
+
+  it('a circuit an earlier run left open starts open: the first probe waits out the cool-down from its last failure', () => {
+    const b = new EndpointBreakers(settings);
+    b.restoreOpen('e', 5000);
+    expect(b.isOpen('e')).toBe(true);
+    expect(b.cap('e', 5500)).toBe(0);
+    expect(b.cap('e', 6000)).toBe(1);
+    expect(b.record('e', false, 6100)).toBe('closed');
+    expect(b.openEndpoints()).toEqual([]);
   });
 
   it('behind an open circuit the queue hands out nothing, then one at a time; waiting deliveries can be dropped to be settled unsent', () => {

@@ -3,6 +3,7 @@ import { ORDER_EVENT_TYPES } from '../../domain/order-events.js';
 import { replayStoreDelivery } from '../../services/dashboard/scoped.js';
 import { listDeliveries, REPLAY_BUDGET, type DeliveryView } from '../../services/webhooks/deliveries.js';
 import { createEndpoint, deleteEndpoint, listEndpoints } from '../../services/webhooks/endpoints.js';
+import { openCircuitsOfStore, type OpenCircuit } from '../../services/webhooks/circuit.js';
 import { ApiError } from '../../contract/errors.js';
 import { openingKeys } from '../../config/env.js';
 import { openSecret } from '../../domain/secret-box.js';
@@ -44,6 +45,15 @@ function deliveriesTable(request: FastifyRequest, reply: FastifyReply, rows: Del
   )}</tbody></table></div>`;
 }
 
+/** An endpoint whose circuit is open (docs/webhooks.md): what the owner needs to know and do. */
+function circuitNotice(request: FastifyRequest, open: OpenCircuit): SafeHtml {
+  const { circuitCoolDownMs, circuitMaxWaitMs } = request.server.config.webhookDispatch;
+  const zone = request.ownedStore!.time_zone;
+  return html`<p class="errors" id="circuit-${open.endpointId}" role="status"><strong>Not answering</strong> since ${when(open.openSince, zone)} (last failed attempt ${when(open.failedAt, zone)}). New deliveries wait while one is tried every ${span(circuitCoolDownMs)} until it answers; those waiting longer than ${span(circuitMaxWaitMs)} are marked failed, and “Send again” sends any of them once it is back.</p>`;
+}
+
+const span = (ms: number) => (ms >= 120_000 ? `${Math.round(ms / 60_000)} minutes` : `${Math.round(ms / 1000)} seconds`);
+
 async function webhooksPage(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -58,12 +68,17 @@ async function webhooksPage(
 ) {
   const store = request.ownedStore!;
   const em = request.server.orm.em;
-  const [endpoints, deliveries] = await Promise.all([listEndpoints(em, store.id), listDeliveries(em, store.id, { limit: 200 })]);
+  const [endpoints, deliveries, openCircuits] = await Promise.all([
+    listEndpoints(em, store.id),
+    listDeliveries(em, store.id, { limit: 200 }),
+    openCircuitsOfStore(em, store.id),
+  ]);
+  const circuitOf = new Map(openCircuits.map((c) => [c.endpointId, c]));
   const list = endpoints.map(
     (
       e,
     ) => html`<section class="card"><h2 class="mono dash-url">${e.url}</h2><p class="muted">Events: ${e.events.join(', ')} · added ${when(e.created_at, store.time_zone)}</p>
-${opts.tested?.endpointId === e.id ? testResult(opts.tested) : ''}
+${circuitOf.has(e.id) ? circuitNotice(request, circuitOf.get(e.id)!) : ''}${opts.tested?.endpointId === e.id ? testResult(opts.tested) : ''}
 <div class="dash-actions"><form class="dash-inline" method="post" action="${storePath(store.id, `/webhooks/${e.id}/test`)}">${csrfField(request, reply, 'session')}<button type="submit" class="dash-small">Send a test event</button></form>
 <form class="dash-inline" method="post" action="${storePath(store.id, `/webhooks/${e.id}/delete`)}">${csrfField(request, reply, 'session')}<button type="submit" class="dash-small dash-danger">Delete this endpoint</button></form></div>
 <h3>Recent deliveries</h3>${deliveriesTable(request, reply, deliveries.filter((d) => d.endpoint_id === e.id).slice(0, SHOWN_PER_ENDPOINT))}</section>`,
