@@ -213,13 +213,16 @@ export async function setUp(opts: { quick: boolean; profile: boolean; log: (line
   };
 }
 
-/** "PostgreSQL 15.2 at 127.0.0.1:5432 (DATABASE_URL, on this host)": the server version and where it runs. */
+/** "PostgreSQL 15.2 at 127.0.0.1:5432 (DATABASE_URL, on this host, autovacuum on)": the server version, where it runs, its autovacuum. */
 async function postgresWhere(pool: pg.Pool, databaseUrl: string): Promise<string> {
-  const { rows } = await pool.query<{ v: string }>("select current_setting('server_version') as v");
+  const { rows } = await pool.query<{ v: string; autovacuum: string }>(
+    "select current_setting('server_version') as v, current_setting('autovacuum') as autovacuum",
+  );
   const url = new URL(databaseUrl);
   const local = ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(url.hostname);
   const how = process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded, under .data/bench-pg';
-  return `PostgreSQL ${rows[0]!.v} at ${url.hostname}:${url.port || 5432} (${how}, ${local ? 'on this host, sharing its cores' : 'another host'})`;
+  // Autovacuum is part of the regime (the soak's dead tuples): the retention job vacuums itself when it is off.
+  return `PostgreSQL ${rows[0]!.v} at ${url.hostname}:${url.port || 5432} (${how}, ${local ? 'on this host, sharing its cores' : 'another host'}, autovacuum ${rows[0]!.autovacuum})`;
 }
 
 /**

@@ -21,6 +21,12 @@ export interface PruneOptions {
   budgetMs?: number;
   /** Called after every statement with the rows deleted so far (the activity heartbeats with it). */
   progress?: (deleted: number) => void;
+  /**
+   * Reclaims the deleted rows' space (a VACUUM, when autovacuum will not: services/housekeeping/vacuum.ts):
+   * run each time `every` more rows are gone, and once at the end for the rest, so dead rows never pile up
+   * beyond `every` however much a run deletes.
+   */
+  reclaim?: { every: number; run: () => Promise<void> };
 }
 
 export interface PruneResult {
@@ -29,6 +35,8 @@ export interface PruneResult {
   /** True when the run stopped on its time budget with old rows left (the next run carries on). */
   budgetSpent: boolean;
   ms: number;
+  /** Times `reclaim` ran. */
+  reclaims: number;
 }
 
 /**
@@ -57,14 +65,28 @@ async function pruneInBatches(em: EntityManager, statement: Prepared, opts: Prun
   const budgetMs = opts.budgetMs ?? RETENTION_RUN_BUDGET_MS;
   let deleted = 0;
   let statements = 0;
-  if (opts.days <= 0) return { deleted, statements, budgetSpent: false, ms: 0 };
+  let reclaims = 0;
+  let unreclaimed = 0;
+  const reclaim = async (atLeast: number) => {
+    if (!opts.reclaim || unreclaimed === 0 || unreclaimed < atLeast) return;
+    await opts.reclaim.run();
+    reclaims++;
+    unreclaimed = 0;
+  };
+  const result = async (budgetSpent: boolean) => {
+    await reclaim(1);
+    return { deleted, statements, budgetSpent, ms: Date.now() - started, reclaims };
+  };
+  if (opts.days <= 0) return { deleted, statements, budgetSpent: false, ms: 0, reclaims };
   for (;;) {
     const [row] = await runPrepared<{ n: number }>(em, statement, [opts.days, batch]);
     statements++;
     deleted += row!.n;
+    unreclaimed += row!.n;
     opts.progress?.(deleted);
-    if (row!.n < batch) return { deleted, statements, budgetSpent: false, ms: Date.now() - started };
-    if (Date.now() - started >= budgetMs) return { deleted, statements, budgetSpent: true, ms: Date.now() - started };
+    if (row!.n < batch) return result(false);
+    if (Date.now() - started >= budgetMs) return result(true);
+    await reclaim(opts.reclaim?.every ?? Infinity);
   }
 }
 

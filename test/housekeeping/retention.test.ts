@@ -7,6 +7,7 @@ import { loadConfig } from '../../config/env.js';
 import { listDeliveries, replayDelivery } from '../../services/webhooks/deliveries.js';
 import { claimDeliveries } from '../../services/webhooks/lane.js';
 import { pruneDeliveryLog, pruneOrderEvents } from '../../services/housekeeping/retention.js';
+import { autovacuumOff, vacuumTable } from '../../services/housekeeping/vacuum.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/app.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { addKey, createTestStore } from '../helpers/store.js';
@@ -139,6 +140,55 @@ describe('the delivery log keeps WEBHOOK_DELIVERY_RETENTION_DAYS of attempts', (
     expect(first).toMatchObject({ deleted: 1, statements: 1, budgetSpent: true });
     await pruneAll(pruneDeliveryLog, 30, 2);
     expect(await left('webhook_deliveries', old)).toEqual(new Set());
+  });
+});
+
+describe('with autovacuum off, retention vacuums what it deleted itself', () => {
+  const manualVacuums = async () =>
+    Number((await sql<{ n: string }>(`select vacuum_count as n from pg_stat_user_tables where relid = 'webhook_deliveries'::regclass`))[0]!.n);
+
+  it('knows when autovacuum will not visit a table: off on the server, or off for the table', async () => {
+    const [server] = await sql<{ autovacuum: string }>(`show autovacuum`);
+    try {
+      await sql(`alter table webhook_deliveries set (autovacuum_enabled = off)`);
+      expect(await autovacuumOff(t.orm.em.fork(), 'webhook_deliveries')).toBe(true);
+      await sql(`alter table webhook_deliveries reset (autovacuum_enabled)`);
+      expect(await autovacuumOff(t.orm.em.fork(), 'webhook_deliveries')).toBe(server!.autovacuum === 'off');
+    } finally {
+      await sql(`alter table webhook_deliveries reset (autovacuum_enabled)`);
+    }
+  });
+
+  it('vacuums each time `every` rows are gone and once at the end, so dead rows never pile up past `every`', async () => {
+    const c = await storeWithOrder();
+    const old = await Promise.all([1, 2, 3, 4, 5].map(async () => delivery(c, await event(c, 45), 45, 'delivered')));
+    const before = await manualVacuums();
+    const deadAtVacuum: number[] = [];
+    const r0 = { deleted: 0 };
+    const r = await pruneDeliveryLog(t.orm.em.fork(), {
+      days: 30,
+      batch: 2,
+      reclaim: {
+        every: 2,
+        run: async () => {
+          deadAtVacuum.push(r0.deleted);
+          await vacuumTable(t.config.databaseUrl, 'webhook_deliveries');
+        },
+      },
+      progress: (deleted) => (r0.deleted = deleted),
+    });
+    // 2, 2 and 1 deleted: a vacuum after the first two statements, and one at the end for the last row.
+    expect(r).toMatchObject({ deleted: 5, statements: 3, reclaims: 3 });
+    expect(deadAtVacuum).toEqual([2, 4, 5]);
+    expect(await manualVacuums()).toBeGreaterThanOrEqual(before + 3);
+    expect(await left('webhook_deliveries', old)).toEqual(new Set());
+  });
+
+  it('a run that deletes nothing does not vacuum', async () => {
+    let ran = 0;
+    const r = await pruneDeliveryLog(t.orm.em.fork(), { days: 30, reclaim: { every: 1, run: async () => void ran++ } });
+    expect(r).toMatchObject({ deleted: 0, reclaims: 0 });
+    expect(ran).toBe(0);
   });
 });
 
