@@ -185,7 +185,7 @@ class LaneRun {
   private circuitWrites: Promise<void> = Promise.resolve();
   private readonly laneId: string;
   /** Connections (and TLS sessions) reused across this run's POSTs. */
-  private readonly agents = keepAliveAgents();
+  private readonly agents: ReturnType<typeof keepAliveAgents>;
 
   constructor(
     private readonly deps: ActivityDeps,
@@ -199,6 +199,8 @@ class LaneRun {
     this.openingKeys = openingKeys(deps.config);
     this.breakers = new EndpointBreakers(tuning.breaker);
     this.queue = new FairQueue<LaneDelivery>(tuning.limits, (endpointId) => this.breakers.cap(endpointId, Date.now()));
+    // As many idle connections to one host as the run may have sends in flight.
+    this.agents = keepAliveAgents(tuning.limits.total);
   }
 
   async run(): Promise<LaneOutcome> {

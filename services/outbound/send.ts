@@ -27,9 +27,13 @@ export interface OutboundAgents {
  * Agents for a run of many POSTs: connections are reused, but an idle one is closed after a second,
  * well before servers close idle connections (5 s and more), so a reused connection is not one the
  * server is closing (which would fail the one attempt). Destroy them when the run ends.
+ * `maxFreeSockets` is per host and port: keep as many as the run may have in flight to one host (many
+ * stores' endpoints can be one receiving service, a plugin platform's say); with fewer, every send past
+ * that number opened a new connection and closed it after its answer (16 cost a dispatcher draining
+ * 300 endpoints of one host a connect and a close per delivery, a third of its CPU).
  */
-export function keepAliveAgents(): OutboundAgents & { destroy(): void } {
-  const options = { keepAlive: true, timeout: 1000, maxFreeSockets: 16 };
+export function keepAliveAgents(maxFreeSockets = 256): OutboundAgents & { destroy(): void } {
+  const options = { keepAlive: true, timeout: 1000, maxFreeSockets };
   const agents = { http: new http.Agent(options), https: new https.Agent(options) };
   return { ...agents, destroy: () => (agents.http.destroy(), agents.https.destroy()) };
 }
