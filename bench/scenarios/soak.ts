@@ -58,7 +58,7 @@ interface SoakResult {
   errors: number;
   statuses: Record<string, number>;
   samples: Sample[];
-  /** Seconds some autovacuum worker was seen on each table (sampled every second). */
+  /** Seconds a VACUUM (autovacuum, or the retention job's when autovacuum is off) was seen on each table (sampled every second). */
   vacuumSeconds: Record<string, number>;
   delivered: number;
   seedSeconds: number;
@@ -288,7 +288,7 @@ function summary(r: SoakResult) {
   const mb = (bytes: number) => fmt(bytes / 2 ** 20);
   const tableText = (t: string) =>
     `${t}: ${first.tables[t]!.live} → ${end.tables[t]!.live} live rows, ${mb(first.tables[t]!.bytes)} → ${mb(end.tables[t]!.bytes)} MB, ` +
-    `dead tuples peak ${peak(t).tables[t]!.dead} (at ${fmt(peak(t).at)} s), end ${end.tables[t]!.dead}, ${d(t).autovacuums} autovacuums, ~${r.vacuumSeconds[t]} s in autovacuum (sampled each second)`;
+    `dead tuples peak ${peak(t).tables[t]!.dead} (at ${fmt(peak(t).at)} s), end ${end.tables[t]!.dead}, ${d(t).autovacuums} autovacuums, ~${r.vacuumSeconds[t]} s vacuuming, by autovacuum or the retention job (sampled each second)`;
   const common =
     `${r.shape.minutes} min at ${r.shape.rate} req/s open loop (20 % new orders with a webhook to a loopback receiver, 50 % order by id, 30 % list page), ` +
     `${r.latencies.length} requests, ${r.errors} errors (${JSON.stringify(r.statuses)}), ${r.delivered} webhooks received; ` +
