@@ -58,6 +58,9 @@ export interface WorkerTuning {
  */
 const HEARTBEAT_THROTTLE = '1 second';
 
+/** How long a workflow task waits for the worker that has the workflow cached before another worker takes it. */
+const STICKY_TIMEOUT = '2 seconds';
+
 export const DEFAULT_WORKER_TUNING: WorkerTuning = { internalSlots: 100, outboundSlots: 100, outboundPerStore: 4 };
 
 export interface WorkerHandle {
@@ -147,6 +150,10 @@ export function startWorker({
           maxConcurrentActivityTaskExecutions: tuning.internalSlots,
           // Each cached workflow keeps an isolate context; 500 took the worker past 1 GB in the webhook benchmark.
           maxCachedWorkflows: 100,
+          // A workflow's next task waits this long on the queue of the worker that ran its last one before any
+          // worker may take it (10 s by default). When that worker has stopped or died (a deploy, a crash), every
+          // workflow it ran waited the full 10 s: a dispatcher whose run ended at the stop delivered 10 s late.
+          stickyQueueScheduleToStartTimeout: STICKY_TIMEOUT,
           maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
           shutdownGraceTime: '5s',
           ...(tracing ? { sinks: tracing.sinks } : {}),
