@@ -32,7 +32,14 @@ describe("a dispatcher's sends to one host", () => {
     const burst = () =>
       Promise.all(
         Array.from({ length: 60 }, () =>
-          postOnce({ url, headers: { 'content-type': 'application/json' }, body: '{}', timeoutMs: 5_000, policy: { allowLoopback: true }, agents }),
+          postOnce({
+            url,
+            headers: { 'content-type': 'application/json' },
+            body: '{}',
+            timeoutMs: 5_000,
+            policy: { allowLoopback: true },
+            agents,
+          }),
         ),
       );
     try {
