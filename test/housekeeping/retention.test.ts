@@ -145,7 +145,9 @@ describe('the delivery log keeps WEBHOOK_DELIVERY_RETENTION_DAYS of attempts', (
 
 describe('with autovacuum off, retention vacuums what it deleted itself', () => {
   const manualVacuums = async () =>
-    Number((await sql<{ n: string }>(`select vacuum_count as n from pg_stat_user_tables where relid = 'webhook_deliveries'::regclass`))[0]!.n);
+    Number(
+      (await sql<{ n: string }>(`select vacuum_count as n from pg_stat_user_tables where relid = 'webhook_deliveries'::regclass`))[0]!.n,
+    );
 
   it('knows when autovacuum will not visit a table: off on the server, or off for the table', async () => {
     const [server] = await sql<{ autovacuum: string }>(`show autovacuum`);
