@@ -6,6 +6,8 @@ import { ApiError } from '../../contract/errors.js';
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 // Order inputs clean their own text (spec: "Text fields are cleaned"; NUL included, see domain/text.ts)
 // order by order, so one bad order never fails a batch: their NULs are removed, not refused.
+// String.prototype.isWellFormed (ES2024, Node 20+): not in the ES2023 library this project compiles against.
+type WellFormedCheck = string & { isWellFormed(): boolean };
 const CLEANS_OWN_TEXT = new Set(['POST /api/v1/orders', 'POST /api/v1/orders/batch']);
 
 /**
@@ -15,6 +17,8 @@ const CLEANS_OWN_TEXT = new Set(['POST /api/v1/orders', 'POST /api/v1/orders/bat
  */
 export function cleanRequestText(value: unknown, stripNul: boolean): { value: unknown; nulAt: string | null } {
   const fix = (s: string) => {
+    // Almost all text is well-formed and NUL-free: two native scans instead of a regular expression's replace.
+    if ((s as WellFormedCheck).isWellFormed() && !(stripNul && s.includes('\u0000'))) return s;
     const wellFormed = s.replace(LONE_SURROGATE, '\ufffd');
     return stripNul ? wellFormed.replaceAll('\u0000', '') : wellFormed;
   };
@@ -26,33 +30,47 @@ export function cleanRequestText(value: unknown, stripNul: boolean): { value: un
     if (hasNul(fixed)) nulAt = '';
     return { value: fixed, nulAt };
   }
-  const stack: [unknown, string][] = [[value, '']];
+  // A container and where it sits; its dotted path is spelled out only when a NUL is found in it.
+  interface Place {
+    value: unknown;
+    parent: Place | null;
+    key: string;
+  }
+  const pathOf = (place: Place, key: string): string => {
+    const keys = [key];
+    for (let p: Place | null = place; p && p.parent; p = p.parent) keys.push(p.key);
+    return keys.reverse().join('.');
+  };
+  const stack: Place[] = [{ value, parent: null, key: '' }];
   while (stack.length) {
-    const [v, path] = stack.pop()!;
-    const at = (key: string) => (path ? `${path}.${key}` : key);
+    const place = stack.pop()!;
+    const v = place.value;
     if (v instanceof URLSearchParams) {
       // Form fields are well-formed already (USVString); only NUL can be in them.
-      for (const [key, text] of v) if (hasNul(key + text)) nulAt = at(key.replaceAll('\u0000', ''));
+      for (const [key, text] of v) if (hasNul(key + text)) nulAt = pathOf(place, key.replaceAll('\u0000', ''));
     } else if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) {
-        if (typeof v[i] === 'string') {
-          if (hasNul((v[i] = fix(v[i])))) nulAt = at(String(i));
-        } else if (v[i] !== null && typeof v[i] === 'object') stack.push([v[i], at(String(i))]);
+        const item: unknown = v[i];
+        if (typeof item === 'string') {
+          const fixed = fix(item);
+          if (fixed !== item) v[i] = fixed;
+          if (hasNul(fixed)) nulAt = pathOf(place, String(i));
+        } else if (item !== null && typeof item === 'object') stack.push({ value: item, parent: place, key: String(i) });
       }
     } else if (v !== null && typeof v === 'object') {
       const record = v as Record<string, unknown>;
       for (const key of Object.keys(record)) {
-        let item = record[key];
+        const original = record[key];
+        const item = typeof original === 'string' ? fix(original) : original;
         const fixedKey = fix(key);
-        if (typeof item === 'string') item = fix(item);
         if (fixedKey !== key) {
           delete record[key];
           Object.defineProperty(record, fixedKey, { value: item, enumerable: true, writable: true, configurable: true });
-        } else record[key] = item;
-        if (hasNul(fixedKey)) nulAt = at(fixedKey.replaceAll('\u0000', ''));
+        } else if (item !== original) record[key] = item;
+        if (hasNul(fixedKey)) nulAt = pathOf(place, fixedKey.replaceAll('\u0000', ''));
         if (typeof item === 'string') {
-          if (hasNul(item)) nulAt = at(fixedKey);
-        } else if (item !== null && typeof item === 'object') stack.push([item, at(fixedKey)]);
+          if (hasNul(item)) nulAt = pathOf(place, fixedKey);
+        } else if (item !== null && typeof item === 'object') stack.push({ value: item, parent: place, key: fixedKey });
       }
     }
   }
