@@ -12,6 +12,7 @@ import { StoreOutboundBudget, TargetCircuit } from '../activities/outbound/budge
 import { outboundTaskQueue } from '../workflows/outbound/queue.js';
 import type { ResolvedConfig } from '../config/env.js';
 import { OutboxRelay } from './outbox-relay.js';
+import { StatisticsKeeper } from './statistics-keeper.js';
 import { ensureHousekeepingSchedules } from './schedules.js';
 import { ensureSearchAttributes } from './search-attributes.js';
 import { webhookShards } from '../workflows/webhooks/definitions.js';
@@ -208,6 +209,9 @@ export function startWorker({
   })();
 
   relay.start();
+  // Planner statistics where autovacuum is off (CI's and the benchmark's servers): see temporal/statistics-keeper.ts.
+  const statistics = new StatisticsKeeper(orm, log);
+  statistics.start();
 
   return {
     relay,
@@ -219,6 +223,7 @@ export function startWorker({
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       laneRunsEnd.abort();
       await relay.stop();
+      await statistics.stop();
       laneWakeups.stop();
       await loop;
       await notifications.stop();

@@ -19,6 +19,7 @@ import { Migration20261126006200 } from './Migration20261126006200.js';
 import { Migration20261126006300 } from './Migration20261126006300.js';
 import { Migration20261126110100 } from './Migration20261126110100.js';
 import { Migration20261126120100 } from './Migration20261126120100.js';
+import { Migration20261126130100 } from './Migration20261126130100.js';
 
 /** Every migration, oldest first; registered explicitly so a bundled build finds them. */
 export const migrationsList = [
@@ -43,4 +44,5 @@ export const migrationsList = [
   { name: 'Migration20261126006300', class: Migration20261126006300 },
   { name: 'Migration20261126110100', class: Migration20261126110100 },
   { name: 'Migration20261126120100', class: Migration20261126120100 },
+  { name: 'Migration20261126130100', class: Migration20261126130100 },
 ];
