@@ -2,7 +2,7 @@
 // says why): every few seconds one catalogue read, and an ANALYZE of a table only when it changed enough.
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { analyzeStaleTables } from '../services/housekeeping/statistics.js';
+import { ANALYZE_INTERVAL_S, analyzeStaleTables } from '../services/housekeeping/statistics.js';
 
 /** How often the keeper looks (autovacuum's own naptime is 60 s; a new deployment's tables grow faster). */
 export const STATISTICS_CHECK_MS = 10_000;
@@ -15,6 +15,7 @@ export class StatisticsKeeper {
     private readonly orm: MikroORM,
     private readonly log: Logger,
     private readonly everyMs = STATISTICS_CHECK_MS,
+    private readonly intervalS = ANALYZE_INTERVAL_S,
   ) {}
 
   start(): void {
@@ -32,7 +33,7 @@ export class StatisticsKeeper {
 
   private async check(): Promise<void> {
     try {
-      const analyzed = await analyzeStaleTables(this.orm.em.fork());
+      const analyzed = await analyzeStaleTables(this.orm.em.fork(), this.intervalS);
       if (analyzed.length) this.log.debug({ analyzed }, 'analyzed tables autovacuum leaves alone');
     } catch (err) {
       this.log.warn({ err: (err as Error).message }, 'could not analyze tables; trying again at the next check');

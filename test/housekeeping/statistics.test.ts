@@ -1,6 +1,6 @@
 // Planner statistics where autovacuum will not keep them (services/housekeeping/statistics.ts): a table that
-// changed past autovacuum's analyze threshold is analyzed, by the call and by the worker's keeper; one that
-// changed less is left alone. The table is set `autovacuum_enabled = false`, so this holds whatever the
+// changed past autovacuum's analyze threshold is analyzed, by the call and by the worker's keeper, at most once
+// a minute; one that changed less is left alone. The table is set `autovacuum_enabled = false`, so this holds whatever the
 // server's autovacuum setting.
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
@@ -53,23 +53,30 @@ describe('planner statistics where autovacuum is off', () => {
   it('a table changed past 50 rows + 10 % is analyzed; one changed less is not', async () => {
     await sql(`analyze ${TABLE}`);
     await insertRows(20);
-    expect(await tablesNeedingAnalyze(t.orm.em.fork())).not.toContain(TABLE);
+    expect(await tablesNeedingAnalyze(t.orm.em.fork(), 0)).not.toContain(TABLE);
 
     await insertRows(600);
     const before = await stats();
-    expect(await tablesNeedingAnalyze(t.orm.em.fork())).toContain(TABLE);
-    await analyzeStaleTables(t.orm.em.fork());
+    expect(await tablesNeedingAnalyze(t.orm.em.fork(), 0)).toContain(TABLE);
+    await analyzeStaleTables(t.orm.em.fork(), 0);
     const after = await stats();
     // Another process's keeper (the suite's worker) may have analyzed it first: either way it is analyzed now.
     expect(after.lastAnalyze!.getTime()).toBeGreaterThan(before.lastAnalyze?.getTime() ?? 0);
     expect(after.modified).toBeLessThan(before.modified);
+    expect(await tablesNeedingAnalyze(t.orm.em.fork(), 0)).not.toContain(TABLE);
+  });
+
+  it('a table analyzed less than a minute ago waits, however much it changed', async () => {
+    await sql(`analyze ${TABLE}`);
+    await insertRows(600);
     expect(await tablesNeedingAnalyze(t.orm.em.fork())).not.toContain(TABLE);
+    expect(await tablesNeedingAnalyze(t.orm.em.fork(), 0)).toContain(TABLE);
   });
 
   it('the worker’s keeper analyzes such a table on its own within one check', async () => {
     await insertRows(800);
     const before = await stats();
-    const keeper = new StatisticsKeeper(t.orm, pino({ level: 'silent' }), 200);
+    const keeper = new StatisticsKeeper(t.orm, pino({ level: 'silent' }), 200, 0);
     keeper.start();
     try {
       for (let tries = 0; ((await stats()).lastAnalyze?.getTime() ?? 0) <= (before.lastAnalyze?.getTime() ?? 0); tries++) {
@@ -88,7 +95,7 @@ describe('planner statistics where autovacuum is off', () => {
       await sql(`alter table statistics_test_stranger set (autovacuum_enabled = false)`);
       await sql(`insert into statistics_test_stranger select generate_series(1, 500)`);
       await new Promise((r) => setTimeout(r, 1500));
-      expect(await tablesNeedingAnalyze(t.orm.em.fork())).not.toContain('statistics_test_stranger');
+      expect(await tablesNeedingAnalyze(t.orm.em.fork(), 0)).not.toContain('statistics_test_stranger');
     } finally {
       await sql(`drop table statistics_test_stranger`);
     }
