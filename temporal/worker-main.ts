@@ -1,34 +1,9 @@
 // Process entry of the Temporal worker and outbox relay alone (`npm run start:worker`).
-import { loadConfig, requireResolved } from '../config/env.js';
-import { createLogger } from '../observability/logger.js';
-import { startMetricsPage } from '../observability/metrics-page.js';
-import { createMetricsRegistry } from '../observability/metrics.js';
-import { migrate, openOrm } from '../db/orm.js';
-import { prepareWorkerMetrics, temporalMetricsUrl } from './metrics.js';
-import { startTracing } from '../observability/tracing.js';
-import { loadTemporalTracing } from './tracing.js';
-import { startWorker } from './worker.js';
+import { enableCompileCache } from 'node:module';
 
-const tracing = await startTracing(process.env, 'worker');
-const config = requireResolved(loadConfig());
-const log = createLogger(config.logLevel);
-const orm = await openOrm({ databaseUrl: config.databaseUrl });
-await migrate(config.databaseUrl);
-const registry = config.metricsPort ? createMetricsRegistry('worker') : undefined;
-const observed = registry ? await prepareWorkerMetrics(registry, orm, 'worker') : undefined;
-const worker = startWorker({ config, orm, log, metrics: observed, tracing: await loadTemporalTracing() });
-const page =
-  registry && observed
-    ? await startMetricsPage({ host: config.metricsHost, port: config.metricsPort!, registry, appendFrom: [temporalMetricsUrl(observed)] })
-    : undefined;
-if (page) log.info({ metrics: page.url }, 'metrics page ready');
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, async () => {
-    await page?.close();
-    await worker.stop();
-    await orm.close();
-    await tracing?.shutdown().catch(() => undefined);
-    process.exit(0);
-  });
-}
+// Loading the worker's modules is most of its start (about 0.7 s of the time to its first delivery). With
+// Node's compile cache (in the system's temporary folder; a start that cannot write it just goes without),
+// a restarted worker, such as one replaced by a deploy, reuses the code compiled by its predecessor. It has
+// to be on before the modules load, hence this entry of its own.
+enableCompileCache();
+await import('./worker-process.js');

@@ -83,6 +83,7 @@ export function startWorker({
   metrics: observed,
   tracing,
   tuning = DEFAULT_WORKER_TUNING,
+  schemaReady = Promise.resolve(),
 }: {
   config: ResolvedConfig;
   orm: MikroORM;
@@ -92,6 +93,11 @@ export function startWorker({
   /** Temporal's OpenTelemetry interceptors when tracing is on (loadTemporalTracing). */
   tracing?: TemporalTracing | null;
   tuning?: WorkerTuning;
+  /**
+   * Settles when the database schema is migrated: the Temporal workers are made meanwhile (the longest
+   * step of a start), but nothing polls or reads a table before it resolves. Rejected, nothing ever runs.
+   */
+  schemaReady?: Promise<unknown>;
 }): WorkerHandle {
   installRuntimeOnce(log, observed);
   webhookShards.count = config.webhookDispatch.shards;
@@ -114,6 +120,11 @@ export function startWorker({
   const outboundBudget = new StoreOutboundBudget(tuning.outboundPerStore);
   let stopping = false;
   let workers: Worker[] = [];
+  // A failed migration is the caller's to report (it exits); here it only means never running.
+  const migrated = schemaReady.then(
+    () => true,
+    () => false,
+  );
 
   const loop = (async () => {
     while (!stopping) {
@@ -137,44 +148,52 @@ export function startWorker({
               }
             : {};
         const deps = { orm, config, laneWakeups, metrics, circuit, stopping: laneRunsEnd.signal };
-        const internal = await Worker.create({
-          connection,
-          namespace: config.temporalNamespace,
-          taskQueue: config.taskQueue,
-          workflowBundle: await workflowBundle(tracing),
-          // Every activity: workflows started before the outbound queue existed keep scheduling their
-          // sends here (workflows/outbound/queue.ts); new ones send on the outbound queue only.
-          activities: createActivities(deps),
-          // Tracing first: the metrics interceptor's work then happens inside the RunActivity span.
-          ...activityInterceptors,
-          // Internal timers and housekeeping: short database work, never a tenant's receiver.
-          maxConcurrentActivityTaskExecutions: tuning.internalSlots,
-          // Each cached workflow keeps an isolate context; 500 took the worker past 1 GB in the webhook benchmark.
-          maxCachedWorkflows: 100,
-          // A workflow's next task waits this long on the queue of the worker that ran its last one before any
-          // worker may take it (10 s by default). When that worker has stopped or died (a deploy, a crash), every
-          // workflow it ran waited the full 10 s: a dispatcher whose run ended at the stop delivered 10 s late.
-          stickyQueueScheduleToStartTimeout: STICKY_TIMEOUT,
-          maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
-          shutdownGraceTime: '5s',
-          ...(tracing ? { sinks: tracing.sinks } : {}),
-        });
-        workers = [internal];
-        const outbound = await Worker.create({
-          connection,
-          namespace: config.temporalNamespace,
-          taskQueue: outboundTaskQueue(config.taskQueue),
-          identity: `${process.pid}@${hostname()} outbound`,
-          activities: createOutboundActivities({ ...deps, outboundBudget }),
-          ...activityInterceptors,
-          // Mostly waiting on the network: the slots bound how many sends run at once, each store's
-          // budget (tuning.outboundPerStore) how many of them one store may hold.
-          maxConcurrentActivityTaskExecutions: tuning.outboundSlots,
-          maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
-          shutdownGraceTime: '5s',
-        });
-        workers = [internal, outbound];
-        await Promise.all([searchAttributes, schedules]);
+        const bundle = await workflowBundle(tracing);
+        // Both workers are made at once: the outbound one has no workflows and is ready long before the other.
+        const made = await Promise.allSettled([
+          Worker.create({
+            connection,
+            namespace: config.temporalNamespace,
+            taskQueue: config.taskQueue,
+            workflowBundle: bundle,
+            // Every activity: workflows started before the outbound queue existed keep scheduling their
+            // sends here (workflows/outbound/queue.ts); new ones send on the outbound queue only.
+            activities: createActivities(deps),
+            // Tracing first: the metrics interceptor's work then happens inside the RunActivity span.
+            ...activityInterceptors,
+            // Internal timers and housekeeping: short database work, never a tenant's receiver.
+            maxConcurrentActivityTaskExecutions: tuning.internalSlots,
+            // Each cached workflow keeps an isolate context; 500 took the worker past 1 GB in the webhook benchmark.
+            maxCachedWorkflows: 100,
+            // A workflow's next task waits this long on the queue of the worker that ran its last one before any
+            // worker may take it (10 s by default). When that worker has stopped or died (a deploy, a crash), every
+            // workflow it ran waited the full 10 s: a dispatcher whose run ended at the stop delivered 10 s late.
+            stickyQueueScheduleToStartTimeout: STICKY_TIMEOUT,
+            maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
+            shutdownGraceTime: '5s',
+            ...(tracing ? { sinks: tracing.sinks } : {}),
+          }),
+          Worker.create({
+            connection,
+            namespace: config.temporalNamespace,
+            taskQueue: outboundTaskQueue(config.taskQueue),
+            identity: `${process.pid}@${hostname()} outbound`,
+            activities: createOutboundActivities({ ...deps, outboundBudget }),
+            ...activityInterceptors,
+            // Mostly waiting on the network: the slots bound how many sends run at once, each store's
+            // budget (tuning.outboundPerStore) how many of them one store may hold.
+            maxConcurrentActivityTaskExecutions: tuning.outboundSlots,
+            maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
+            shutdownGraceTime: '5s',
+          }),
+        ]);
+        workers = made.flatMap((m) => (m.status === 'fulfilled' ? [m.value] : []));
+        const notMade = made.find((m) => m.status === 'rejected');
+        if (notMade) throw notMade.reason;
+        await searchAttributes;
+        // The schedules are not awaited: housekeeping never holds the first delivery back.
+        void schedules;
+        if (!(await migrated)) stopping = true;
         // Stopped while the workers were being made (npm start failing at its listener): they must not start
         // running now, or stop() would wait on them for ever.
         // A made worker holds native resources until it has run: run it to its end at once.
@@ -208,10 +227,14 @@ export function startWorker({
     }
   })();
 
-  relay.start();
   // Planner statistics where autovacuum is off (CI's and the benchmark's servers): see temporal/statistics-keeper.ts.
   const statistics = new StatisticsKeeper(orm, log);
-  statistics.start();
+  // Both read tables: they start once the schema is migrated (and not at all when stopped before).
+  void migrated.then((ok) => {
+    if (!ok || stopping) return;
+    relay.start();
+    statistics.start();
+  });
 
   return {
     relay,
