@@ -70,11 +70,12 @@ async function startStack(): Promise<Stack> {
   const cli = ensureTemporalCli(repoRoot, say);
   // `start-test`: the namespace of test/cli/start.test.ts, whose whole service would otherwise take over the
   // default namespace's housekeeping schedules (one namespace serves one deployment).
-  // `metrics-test`, `tracing-test`, `outbound-fairness-test`: likewise for the worker processes of test/observability/, test/tracing/ and test/push/outbound-fairness.
+  // `metrics-test`, `tracing-test`, `outbound-fairness-test`: likewise for the worker processes of test/observability/, test/tracing/ and test/push/outbound-fairness;
+  // `schema-gate-test` for the workers of test/temporal/worker-schema-gate.
   const temporal = await startDevServer({
     cli,
     logFile: resolve(logDir, 'temporal.log'),
-    extraNamespaces: ['start-test', 'metrics-test', 'tracing-test', 'outbound-fairness-test', 'handover-test'],
+    extraNamespaces: ['start-test', 'metrics-test', 'tracing-test', 'outbound-fairness-test', 'handover-test', 'schema-gate-test'],
   });
   stops.unshift(() => temporal.stop());
   say(`Temporal dev server at ${temporal.address}`);

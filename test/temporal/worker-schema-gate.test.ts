@@ -23,8 +23,10 @@ let closeTemporal: () => Promise<void>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 const workers: WorkerHandle[] = [];
 const log = createLogger('warn');
-// A queue of its own: no other test's worker takes this test's tasks.
-const TASK_QUEUE = `schema-gate-${Date.now().toString(36)}`;
+// A namespace of its own (made by test/global-setup.ts): this test's workers create the housekeeping Schedules
+// and start webhook dispatchers, whose ids are the same in every namespace.
+const NAMESPACE = 'schema-gate-test';
+const TASK_QUEUE = 'schema-gate';
 
 beforeAll(async () => {
   receiver = await startReceiver();
@@ -32,12 +34,13 @@ beforeAll(async () => {
   config = loadConfig({
     DATABASE_URL: db.url,
     TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TEMPORAL_NAMESPACE: NAMESPACE,
     TEMPORAL_TASK_QUEUE: TASK_QUEUE,
     SECRETS_KEY: inject('secretsKey'),
     ALLOW_LOOPBACK_TARGETS: 'true',
   }) as ResolvedConfig;
   orm = await openOrm({ databaseUrl: db.url, poolMax: 6 });
-  const temporal = createTemporalClient({ address: config.temporalAddress, namespace: config.temporalNamespace, taskQueue: TASK_QUEUE });
+  const temporal = createTemporalClient({ address: config.temporalAddress, namespace: NAMESPACE, taskQueue: TASK_QUEUE });
   closeTemporal = () => temporal.connection.close();
   app = await buildApp({ config, orm, temporal, logger: log });
 });
