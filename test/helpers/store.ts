@@ -1,4 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { inject } from 'vitest';
+import { createEndpoint } from '../../services/webhooks/endpoints.js';
 import { createKey, createStore, type NewStore } from '../../services/stores.js';
 import type { Store } from '../../db/entities/store.js';
 
@@ -46,4 +48,17 @@ export async function createTestConnection(
   ]);
   const { plain } = await createKey(em, storeId, { kind: 'secret', connectionId: id });
   return { id, key: plain };
+}
+
+/** A test store with one loopback webhook endpoint (at `url`) that takes every event kind. */
+export async function createHookedStore(orm: MikroORM, url: string): Promise<TestStore> {
+  const s = await createTestStore(orm);
+  await createEndpoint(orm.em.fork(), {
+    storeId: s.store.id,
+    url,
+    events: ['*'],
+    secretsKey: Buffer.from(inject('secretsKey'), 'hex'),
+    policy: { allowLoopback: true },
+  });
+  return s;
 }

@@ -12,10 +12,9 @@ import { startDevServer, type DevServer } from '../../dev/temporal/dev-server.js
 import { startWorker, type WorkerHandle } from '../../temporal/worker.js';
 import { freePort } from '../../config/free-port.js';
 import { bearer } from '../helpers/app.js';
-import { createTestStore } from '../helpers/store.js';
+import { createHookedStore } from '../helpers/store.js';
 import { createIsolatedDatabase } from '../helpers/isolated.js';
 import { startReceiver } from '../helpers/receiver.js';
-import { createEndpoint } from '../../services/webhooks/endpoints.js';
 import type { FastifyInstance } from 'fastify';
 import type { MikroORM } from '@mikro-orm/postgresql';
 
@@ -65,17 +64,7 @@ afterAll(async () => {
 });
 
 /** A store with a webhook endpoint for every event kind (only subscribed events are handed to Temporal). */
-async function hookedStore() {
-  const s = await createTestStore(orm);
-  await createEndpoint(orm.em.fork(), {
-    storeId: s.store.id,
-    url: receiver.url(),
-    events: ['*'],
-    secretsKey: Buffer.from(inject('secretsKey'), 'hex'),
-    policy: { allowLoopback: true },
-  });
-  return s;
-}
+const hookedStore = () => createHookedStore(orm, receiver.url());
 
 const count = async (sql: string) => Number((await orm.em.fork().execute<{ n: string }[]>(sql))[0]!.n);
 

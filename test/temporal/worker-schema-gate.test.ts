@@ -7,13 +7,12 @@ import { buildApp } from '../../api/app.js';
 import { loadConfig, type ResolvedConfig } from '../../config/env.js';
 import { openOrm } from '../../db/orm.js';
 import { createLogger } from '../../observability/logger.js';
-import { createEndpoint } from '../../services/webhooks/endpoints.js';
 import { createTemporalClient } from '../../temporal/client.js';
 import { startWorker, type WorkerHandle } from '../../temporal/worker.js';
 import { bearer } from '../helpers/app.js';
 import { createIsolatedDatabase } from '../helpers/isolated.js';
 import { eventually, startReceiver } from '../helpers/receiver.js';
-import { createTestStore } from '../helpers/store.js';
+import { createHookedStore } from '../helpers/store.js';
 
 let db: Awaited<ReturnType<typeof createIsolatedDatabase>>;
 let orm: MikroORM;
@@ -59,14 +58,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** An order of a store whose endpoint takes every event: one outbox row for the relay, one delivery. */
 async function orderWaiting(externalId: string) {
-  const s = await createTestStore(orm);
-  await createEndpoint(orm.em.fork(), {
-    storeId: s.store.id,
-    url: receiver.url(),
-    events: ['*'],
-    secretsKey: Buffer.from(inject('secretsKey'), 'hex'),
-    policy: { allowLoopback: true },
-  });
+  const s = await createHookedStore(orm, receiver.url());
   const created = await app.inject({
     method: 'POST',
     url: '/api/v1/orders',
