@@ -125,6 +125,11 @@ export function startWorker({
     () => true,
     () => false,
   );
+  // Resolved when both workers first poll. The relay waits for it: a workflow it starts before any worker
+  // polls waits on the task queue's backlog (2 s in some starts, seen in a dispatcher's history) instead
+  // of being handed straight to a waiting poll.
+  let firstPoll!: () => void;
+  const polling = new Promise<void>((resolve) => (firstPoll = resolve));
 
   const loop = (async () => {
     while (!stopping) {
@@ -207,13 +212,16 @@ export function startWorker({
           'temporal worker running (internal and outbound)',
         );
         // One stops (an error, a shutdown): the other is stopped too, and the loop makes both again.
-        const ran = await Promise.allSettled(
+        const running = Promise.allSettled(
           workers.map((w) =>
             w.run().finally(() => {
               for (const other of workers) if (other !== w && other.getState() === 'RUNNING') other.shutdown();
             }),
           ),
         );
+        // run() has started each worker's pollers by now (its state is RUNNING).
+        firstPoll();
+        const ran = await running;
         await connection.close().catch(() => undefined);
         const failed = ran.find((r) => r.status === 'rejected');
         if (failed) throw failed.reason;
@@ -229,17 +237,20 @@ export function startWorker({
 
   // Planner statistics where autovacuum is off (CI's and the benchmark's servers): see temporal/statistics-keeper.ts.
   const statistics = new StatisticsKeeper(orm, log);
-  // Both read tables: they start once the schema is migrated (and not at all when stopped before).
-  void migrated.then((ok) => {
+  // Both read tables: they start once the schema is migrated (and not at all when stopped before); the
+  // relay also once the workers poll, or stop() ends the wait.
+  void migrated.then(async (ok) => {
     if (!ok || stopping) return;
-    relay.start();
     statistics.start();
+    await polling;
+    if (!stopping) relay.start();
   });
 
   return {
     relay,
     async stop() {
       stopping = true;
+      firstPoll();
       // The workers stop polling first, then their lane runs end (in-flight sends finish, leases given
       // up): each run's workflow schedules the next run, which the next worker takes at its first poll
       // instead of after a heartbeat timeout, and which this worker no longer picks up.
