@@ -114,11 +114,23 @@ export function isPhoneValidFor(phone: string | null | undefined, country: strin
 /** The key to count a phone's earlier orders by: E.164 when valid, else its digits; null without digits. */
 export function phoneKey(phone: string | null | undefined, country: string | null | undefined): string | null {
   const text = phone?.trim() ?? '';
-  const parsed = text === '' ? undefined : parsePhoneNumberFromString(text, resolveCountry(country));
-  if (parsed?.isValid()) return parsed.number;
+  if (text === '') return null;
+  // Every write of an order computes it, and a store's updates re-send the same phone: parsing it is the
+  // dearest step of reading an order (~20 µs), so recent answers are kept.
+  const memoKey = `${country ?? ''}\u0000${text}`;
+  const known = recentPhoneKeys.get(memoKey);
+  if (known !== undefined) return known;
+  const parsed = parsePhoneNumberFromString(text, resolveCountry(country));
   const digits = digitsOf(text);
-  return digits === '' ? null : digits;
+  const key = parsed?.isValid() ? parsed.number : digits === '' ? null : digits;
+  if (recentPhoneKeys.size >= RECENT_PHONE_KEYS) recentPhoneKeys.clear();
+  recentPhoneKeys.set(memoKey, key);
+  return key;
 }
+
+/** Bounds the memo of phoneKey (a few MB at most): emptied whole when full, which is rare and cheap. */
+const RECENT_PHONE_KEYS = 10_000;
+const recentPhoneKeys = new Map<string, string | null>();
 
 /** null unless the order is cash on delivery and at least one flag applies; flags in RISK_FLAGS order. */
 export function assessCodRisk(input: RiskInput): RiskAssessment | null {

@@ -120,14 +120,20 @@ export async function readHeld(run: RunStatement, sender: OrderSender, facts: Or
 
 /** A row to write: the upsert's columns and the version it will have (the held copy's + 1, or 1 for a new order). */
 export type VersionedRow = UpsertRow & { version: number };
-export type WrittenRow = OrderRow & { inserted: boolean };
+/**
+ * What the write decided of a row it wrote: the rest is the row as sent (upsert.ts rowAsWritten), so the
+ * statement returns four columns, not the whole order (its 50 columns cost the API more to read than the
+ * rest of the answer).
+ */
+export type WrittenRow = Pick<OrderRow, 'id' | 'created_at' | 'updated_at'> & { inserted: boolean };
 
 /**
  * The order write, one statement: the INSERT … ON CONFLICT of the rows (JSON), then their events,
  * status history, notices and the dispatcher's wake-up (services/orders/events.ts), only for the rows
  * written. A new row carries a fresh id, so a copy another request inserted meanwhile is left intact;
  * a held row is updated only at the version that was read (the `version` of the row is that + 1):
- * a row changed meanwhile is not written either. Rows not written are not returned (read again).
+ * a row changed meanwhile is not written either. Rows not written are not returned (read again); a row
+ * written is returned as its id, timestamps and whether it was inserted.
  * A shop that connected again takes its orders over (connection_id), even when their content is the same.
  */
 const WRITE = prepared(
@@ -139,9 +145,9 @@ const WRITE = prepared(
      where o.id = excluded.id and o.version + 1 = excluded.version
        and (o.content_hash <> excluded.content_hash or o.connection_id is distinct from excluded.connection_id)
        and (excluded.source_updated_at is null or o.source_updated_at is null or excluded.source_updated_at >= o.source_updated_at)
-     returning ${ORDER_COLUMNS.map((c) => `o.${c}`).join(', ')}, (o.xmax = 0) as inserted
+     returning o.id, o.created_at, o.updated_at, (o.xmax = 0) as inserted
    ), ${eventWritesCtes('written')}
-   select ${ORDER_COLUMNS.join(', ')}, inserted, (select count(*) from notified)::int as notified from written`),
+   select id, created_at, updated_at, inserted, (select count(*) from notified)::int as notified from written`),
 );
 
 /** Writes the round's rows (sorted by external id: byExternalIdOrder) with their events and history lines; answers the rows written. */

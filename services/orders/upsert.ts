@@ -196,7 +196,10 @@ async function applyOnce(
     if (!stored && locked && old) outcomes[index] = outcomeOf(facts, { order: presentOrder(old, sender.publicUrl), action: 'unchanged' });
     else if (stored)
       outcomes[index] = outcomeOf(facts, {
-        order: presentOrder(stored, sender.publicUrl),
+        order: presentOrder(
+          { ...rowAsWritten(row, old, sender), created_at: stored.created_at, updated_at: stored.updated_at },
+          sender.publicUrl,
+        ),
         action: stored.inserted ? 'created' : 'updated',
       });
   }

@@ -25,6 +25,24 @@ describe('POST /orders creates or updates by external_id', () => {
     expect(order.tracking.page_url).toMatch(/^http:\/\/127\.0\.0\.1:3999\//);
   });
 
+  it('answers created and updated with the order as stored: the same object a GET reads afterwards', async () => {
+    // A COD order with a customer, items, money and a risk flag: every part of the order object.
+    const body = orderBody({
+      number: 'A-7',
+      payment: { is_cod: true, method: 'cod' },
+      totals: { total: 512.3, shipping: 7.25, discount: 1.5 },
+    });
+    const created = await api.post(body);
+    expect(created.statusCode, created.body).toBe(201);
+    const read = await api.get(created.json().order.id);
+    expect(created.json().order).toEqual(read.json().order);
+    const updated = await api.post({ ...body, note: 'Ring twice', status: 'shipped' });
+    expect(updated.json().action).toBe('updated');
+    const readAgain = await api.get(created.json().order.id);
+    expect(updated.json().order).toEqual(readAgain.json().order);
+    expect(readAgain.json().order).toMatchObject({ note: 'Ring twice', status: 'shipped', created_at: read.json().order.created_at });
+  });
+
   it('answers the same body again with 200 unchanged and writes nothing', async () => {
     const body = orderBody();
     const first = (await api.post(body)).json().order;
