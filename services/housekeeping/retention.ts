@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { prepared, runPrepared, type Prepared } from '../../db/prepared.js';
 
@@ -7,11 +8,18 @@ import { prepared, runPrepared, type Prepared } from '../../db/prepared.js';
 // with the years and no statement holds locks or a snapshot for long.
 
 /**
- * Rows per DELETE: about a second per statement on a busy shared 2-core machine (each deleted attempt
+ * Rows per DELETE: about half a second per statement on a busy shared 2-core machine (each deleted attempt
  * also checks its replays), far below the 8 s query timeout, and short enough that nothing queues behind it.
  */
-export const RETENTION_BATCH = 2000;
-/** Wall time one run may spend per table; what is left waits for the next run (the schedule runs every 15 minutes). */
+export const RETENTION_BATCH = 1000;
+/**
+ * After each statement a run rests this many times as long as the statement took. Retention is background
+ * work: a run deleting back to back held one of the machine's two cores and raised the API's p99 from
+ * ~20 ms to hundreds of ms while it ran (the soak, bench/README.md); resting as long as it works leaves
+ * the service most of the database's time, and a backlog is still cleared at ~1,000 rows a second.
+ */
+export const RETENTION_REST_RATIO = 1;
+/** Wall time one run may spend per table, rests included; what is left waits for the next run (the schedule runs every 15 minutes). */
 export const RETENTION_RUN_BUDGET_MS = 120_000;
 
 export interface PruneOptions {
@@ -19,6 +27,8 @@ export interface PruneOptions {
   days: number;
   batch?: number;
   budgetMs?: number;
+  /** Rest after each statement, as a multiple of its time (default RETENTION_REST_RATIO). */
+  restRatio?: number;
   /** Called after every statement with the rows deleted so far (the activity heartbeats with it). */
   progress?: (deleted: number) => void;
   /**
@@ -78,8 +88,11 @@ async function pruneInBatches(em: EntityManager, statement: Prepared, opts: Prun
     return { deleted, statements, budgetSpent, ms: Date.now() - started, reclaims };
   };
   if (opts.days <= 0) return { deleted, statements, budgetSpent: false, ms: 0, reclaims };
+  const restRatio = opts.restRatio ?? RETENTION_REST_RATIO;
   for (;;) {
+    const statementStarted = Date.now();
     const [row] = await runPrepared<{ n: number }>(em, statement, [opts.days, batch]);
+    const worked = Date.now() - statementStarted;
     statements++;
     deleted += row!.n;
     unreclaimed += row!.n;
@@ -87,6 +100,8 @@ async function pruneInBatches(em: EntityManager, statement: Prepared, opts: Prun
     if (row!.n < batch) return result(false);
     if (Date.now() - started >= budgetMs) return result(true);
     await reclaim(opts.reclaim?.every ?? Infinity);
+    // The VACUUM is throttled on its own (vacuum.ts); the rest answers the DELETE's time only.
+    await sleep(worked * restRatio);
   }
 }
 

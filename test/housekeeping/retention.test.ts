@@ -141,6 +141,22 @@ describe('the delivery log keeps WEBHOOK_DELIVERY_RETENTION_DAYS of attempts', (
     await pruneAll(pruneDeliveryLog, 30, 2);
     expect(await left('webhook_deliveries', old)).toEqual(new Set());
   });
+
+  it('rests between statements in proportion to their time (background work leaves the service the database)', async () => {
+    const c = await storeWithOrder();
+    const seed = () => Promise.all([1, 2, 3, 4, 5].map(async () => delivery(c, await event(c, 50), 50, 'delivered')));
+    const timed = async (restRatio: number) => {
+      await seed();
+      const started = performance.now();
+      const r = await pruneDeliveryLog(t.orm.em.fork(), { days: 30, batch: 1, restRatio });
+      expect(r).toMatchObject({ deleted: 5, statements: 6 });
+      return performance.now() - started;
+    };
+    // The same five one-row statements, resting 30 times their time after each, then not resting at all.
+    const rested = await timed(30);
+    const unrested = await timed(0);
+    expect(rested).toBeGreaterThan(5 * unrested);
+  });
 });
 
 describe('with autovacuum off, retention vacuums what it deleted itself', () => {
