@@ -288,13 +288,28 @@ export async function poissonLoad(sender: OrderSender, stores: DayStore[], rate:
 export function latencies(receivers: DayReceivers, sender: OrderSender, filter: (s: DayStore) => boolean = () => true) {
   const fromResponse: number[] = [];
   const fromSend: number[] = [];
+  /** When each order was answered (same index as fromResponse), to tell when the slow ones happened. */
+  const answeredAt: number[] = [];
   for (const [key, t] of receivers.arrivals) {
     const c = sender.committed.get(key.slice(0, key.indexOf(' ')));
     if (!c || !filter(c.store)) continue;
     fromResponse.push(t - c.answered);
     fromSend.push(t - c.sent);
+    answeredAt.push(c.answered);
   }
-  return { fromResponse, fromSend };
+  return { fromResponse, fromSend, answeredAt };
+}
+
+/**
+ * When the slowest 1 % of deliveries had their orders answered, in seconds from `start`: a slow tail bunched
+ * at the phase's start is a cold path (a dispatcher's first wake-up), one spread over the phase is not.
+ */
+export function slowestText(latencies: number[], answeredAt: number[], start: number): string {
+  const order = latencies.map((_, i) => i).sort((a, b) => latencies[b]! - latencies[a]!);
+  const slow = order.slice(0, Math.max(1, Math.ceil(latencies.length / 100)));
+  if (!latencies.length) return 'no deliveries';
+  const at = slow.map((i) => (answeredAt[i]! - start) / 1000).sort((a, b) => a - b);
+  return `the slowest 1 % (${slow.length}, ≥ ${fmt(latencies[slow[slow.length - 1]!]!)} ms) had their orders answered ${fmt(at[0]!)}–${fmt(at[at.length - 1]!)} s into the phase (median ${fmt(at[Math.floor(at.length / 2)]!)} s)`;
 }
 
 /** "p50 … p99 … p99.9 … max … ms" of a list of latencies. */

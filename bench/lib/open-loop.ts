@@ -24,6 +24,8 @@ export interface StepResult {
   sent: number;
   /** Due time → end of the response body, ms, of every answered request. */
   latencies: number[];
+  /** When each of those requests was due, ms from the step's start (same index as latencies). */
+  dueAt: number[];
   byKind: Record<string, { latencies: number[]; errors: number }>;
   /** Unexpected statuses, connection errors and requests still unanswered `graceMs` after the step. */
   errors: number;
@@ -50,6 +52,7 @@ export async function openLoopStep(opts: {
     seconds: opts.seconds,
     sent: 0,
     latencies: [],
+    dueAt: [],
     byKind: {},
     errors: 0,
     firstError: '',
@@ -64,6 +67,7 @@ export async function openLoopStep(opts: {
     (result.byKind[kind] ??= { latencies: [], errors: 0 }).errors++;
     result.firstError ||= `${kind}: ${why}`;
   };
+  const started = performance.now();
   const send = (req: OpenRequest, due: number) =>
     new Promise<void>((done) => {
       const r = http.request(
@@ -83,6 +87,7 @@ export async function openLoopStep(opts: {
             if (closed) return done();
             if (req.ok.includes(res.statusCode ?? 0)) {
               result.latencies.push(latency);
+              result.dueAt.push(due - started);
               (result.byKind[req.kind] ??= { latencies: [], errors: 0 }).latencies.push(latency);
             } else fail(req.kind, `HTTP ${res.statusCode} ${Buffer.concat(chunks).toString('utf8').slice(0, 200)}`);
             done();
@@ -93,7 +98,6 @@ export async function openLoopStep(opts: {
       r.on('error', (err) => (fail(req.kind, err.message), done()));
       r.end(req.body);
     });
-  const started = performance.now();
   const total = Math.round(opts.rate * opts.seconds);
   const interval = 1000 / opts.rate;
   for (let i = 0; i < total; i++) {
@@ -118,3 +122,13 @@ export async function openLoopStep(opts: {
 /** "p50 … p99 … ms" of a step (or of one kind of its requests). */
 export const stepText = (latencies: number[]) =>
   `p50 ${percentile(latencies, 50).toFixed(1)}, p99 ${percentile(latencies, 99).toFixed(1)} ms`;
+
+/**
+ * The p99 of each `binSeconds` of a step, in order ("12 | 15 | 171 | …" ms): a step missed by one stall shows
+ * one high bin, a step past capacity shows them rising.
+ */
+export function p99ByBin(r: StepResult, binSeconds: number): string {
+  const bins: number[][] = [];
+  r.latencies.forEach((l, i) => (bins[Math.floor(r.dueAt[i]! / 1000 / binSeconds)] ??= []).push(l));
+  return Array.from(bins, (b) => (b?.length ? percentile(b, 99).toFixed(0) : '–')).join(' | ');
+}

@@ -20,6 +20,7 @@ import {
   OrderSender,
   poissonLoad,
   seedDayStores,
+  slowestText,
   type DayStore,
   type EndpointMode,
 } from './many-stores.js';
@@ -78,6 +79,7 @@ export async function runDay(env: BenchEnv, opts: DayOptions): Promise<DayResult
         })
       : [];
     const endpoints = healthy.reduce((n, s) => n + s.endpoints.length, 0);
+    const warm = await warmUp(env, receivers, healthy, opts);
     await env.settle();
     const idleSec = env.quick ? 2 : 5;
     const idle = await idleCpu(groups, idleSec);
@@ -132,11 +134,12 @@ export async function runDay(env: BenchEnv, opts: DayOptions): Promise<DayResult
         ? ` and ${bad.length} stores whose one endpoint accepts the connection and never answers (${fmt(opts.badRate)} orders/s over them, ${receivers.hangs} hanging requests received)`
         : '') +
       `, loopback ${opts.tls ? 'HTTPS (a test CA made for the run, NODE_EXTRA_CA_CERTS on the worker, https://localhost)' : 'HTTP'} receivers answering in 20–80 ms; ` +
-      `orders as a Poisson process, ${fmt(opts.rate)} orders/s over the healthy stores for ${opts.seconds} s through POST /orders (one round); ` +
+      `${warm}; orders as a Poisson process, ${fmt(opts.rate)} orders/s over the healthy stores for ${opts.seconds} s through POST /orders (one round); ` +
       `${offered} offered, ${orders} committed, ${sender.failed} failed${sender.firstError ? ` (first: ${sender.firstError})` : ''}; ` +
       `healthy deliveries ${arrived.fromResponse.length}/${expected}${allArrived ? '' : `, ${missing} missing after ${waitMs / 1000} s (counted at the time waited)`}; ` +
       `response → receipt (the commit is before the response; no commit timestamps on this server) ${latencyText(withMissing)}; ` +
       `send → receipt (an upper bound of commit → receipt) ${latencyText(arrived.fromSend)}; ` +
+      `${slowestText(arrived.fromResponse, arrived.answeredAt, t0)}; ` +
       `direct signed POST to the same receivers over a new connection each, send → receipt ${latencyText(direct)}; ` +
       `CPU (API, worker, this database's backends, Temporal; from the first order to the last receipt, ${fmt(phaseSec)} s) ${cpu.text}; ` +
       ('error' in history
@@ -154,6 +157,35 @@ export async function runDay(env: BenchEnv, opts: DayOptions): Promise<DayResult
   } finally {
     await receivers.stop();
   }
+}
+
+/**
+ * Seconds of the phase's own load before it is measured (BENCH_DAY_WARMUP_SECONDS, 0 for none): the shards'
+ * dispatchers are then running, as they are all day in production, where a shard's dispatcher ends only
+ * after an hour without orders. Without it, a phase on a Temporal server started for it (the
+ * Temporal-on-PostgreSQL runs) measures every shard's first start in its tail; the cold path is what the
+ * cold-start scenarios measure.
+ */
+function warmUpSeconds(env: BenchEnv): number {
+  const asked = process.env.BENCH_DAY_WARMUP_SECONDS;
+  return asked === undefined ? (env.quick ? 2 : 5) : Number(asked);
+}
+
+/** Runs the warm-up load, waits for its deliveries and forgets them; returns what it did, for the notes. */
+async function warmUp(env: BenchEnv, receivers: DayReceivers, healthy: DayStore[], opts: DayOptions): Promise<string> {
+  const seconds = warmUpSeconds(env);
+  if (!(seconds > 0)) return 'no warm-up (BENCH_DAY_WARMUP_SECONDS=0): the dispatchers start cold in the measured phase';
+  const sender = new OrderSender(env.api.url, `warm-${opts.label}-${Date.now().toString(36)}`);
+  await poissonLoad(sender, healthy, opts.rate, seconds, 3);
+  await sender.settled();
+  const expected = sender.expected();
+  const arrived = await receivers.waitFor(expected, env.quick ? 60_000 : 120_000);
+  receivers.assertClean(`${opts.label} warm-up`);
+  receivers.reset();
+  return (
+    `a warm-up of ${seconds} s of the same load over the healthy stores before the phase (${sender.committed.size} orders, ` +
+    `${expected} deliveries${arrived ? '' : ', some still missing'}; not measured), so the shards' dispatchers run as they do all day`
+  );
 }
 
 /**
