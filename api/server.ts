@@ -5,14 +5,14 @@ import { createLogger } from '../observability/logger.js';
 import { startMetricsPage } from '../observability/metrics-page.js';
 import { apiMetrics, createMetricsRegistry } from '../observability/metrics.js';
 import { startTracing } from '../observability/tracing.js';
-import { migrate, openOrm } from '../db/orm.js';
+import { fillPool, migrate, openOrm } from '../db/orm.js';
 import { createTemporalClient } from '../temporal/client.js';
 import { CLOSE_TIMEOUT_MS, DRAIN_MS, drainAndClose } from './shutdown.js';
 
 const tracing = await startTracing(process.env, 'api');
 const config = requireResolved(loadConfig());
 const log = createLogger(config.logLevel);
-const orm = await openOrm({ databaseUrl: config.databaseUrl });
+const orm = await openOrm({ databaseUrl: config.databaseUrl, fixedPool: true, applicationName: 'store-commerce-api' });
 await migrate(config.databaseUrl);
 const temporal = createTemporalClient({
   address: config.temporalAddress,
@@ -22,6 +22,8 @@ const temporal = createTemporalClient({
 const registry = config.metricsPort ? createMetricsRegistry('api') : undefined;
 const app = await buildApp({ config, orm, temporal, logger: log, ...(registry ? { metrics: apiMetrics(registry) } : {}) });
 await app.listen({ port: config.port, host: config.host });
+// The rest of the pool opens while the API answers (a fixed-size pool: db/orm.ts, fixedPool).
+void fillPool(orm).catch((err: Error) => log.warn({ err }, 'could not open the database pool in full'));
 const page = registry ? await startMetricsPage({ host: config.metricsHost, port: config.metricsPort!, registry }) : undefined;
 if (page) log.info({ metrics: page.url }, 'metrics page ready');
 

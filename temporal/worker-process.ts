@@ -3,7 +3,7 @@ import { loadConfig, requireResolved } from '../config/env.js';
 import { createLogger } from '../observability/logger.js';
 import { startMetricsPage } from '../observability/metrics-page.js';
 import { createMetricsRegistry } from '../observability/metrics.js';
-import { migrate, openOrm } from '../db/orm.js';
+import { fillPool, migrate, openOrm } from '../db/orm.js';
 import { prepareWorkerMetrics, temporalMetricsUrl } from './metrics.js';
 import { startTracing } from '../observability/tracing.js';
 import { loadTemporalTracing } from './tracing.js';
@@ -12,7 +12,7 @@ import { startWorker } from './worker.js';
 const tracing = await startTracing(process.env, 'worker');
 const config = requireResolved(loadConfig());
 const log = createLogger(config.logLevel);
-const orm = await openOrm({ databaseUrl: config.databaseUrl });
+const orm = await openOrm({ databaseUrl: config.databaseUrl, fixedPool: true, applicationName: 'store-commerce-worker' });
 // The migrations run while the Temporal workers are made (each takes a few hundred ms at a start); the
 // workers poll, and the relay reads, only once they are done.
 const schemaReady = migrate(config.databaseUrl);
@@ -26,6 +26,8 @@ const page =
     ? await startMetricsPage({ host: config.metricsHost, port: config.metricsPort!, registry, appendFrom: [temporalMetricsUrl(observed)] })
     : undefined;
 if (page) log.info({ metrics: page.url }, 'metrics page ready');
+// The rest of the pool opens while the worker runs (a fixed-size pool: db/orm.ts, fixedPool).
+void fillPool(orm).catch((err: Error) => log.warn({ err }, 'could not open the database pool in full'));
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
