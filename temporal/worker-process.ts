@@ -9,10 +9,13 @@ import { startTracing } from '../observability/tracing.js';
 import { loadTemporalTracing } from './tracing.js';
 import { startWorker } from './worker.js';
 
+// Every module is loaded once this line runs: the first part of a start (logged below).
+const modulesLoadedMs = Math.round(process.uptime() * 1000);
 const tracing = await startTracing(process.env, 'worker');
 const config = requireResolved(loadConfig());
 const log = createLogger(config.logLevel);
 const orm = await openOrm({ databaseUrl: config.databaseUrl, fixedPool: true, applicationName: 'store-commerce-worker' });
+log.info({ modulesLoadedMs, databaseOpenMs: Math.round(process.uptime() * 1000) }, 'worker starting (ms since the process started)');
 // The migrations run while the Temporal workers are made (each takes a few hundred ms at a start); the
 // workers poll, and the relay reads, only once they are done.
 const schemaReady = migrate(config.databaseUrl);

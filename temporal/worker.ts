@@ -64,6 +64,8 @@ const STICKY_TIMEOUT = '2 seconds';
 
 export const DEFAULT_WORKER_TUNING: WorkerTuning = { internalSlots: 100, outboundSlots: 100, outboundPerStore: 4 };
 
+const sinceProcessStart = () => Math.round(process.uptime() * 1000);
+
 export interface WorkerHandle {
   stop(): Promise<void>;
   relay: OutboxRelay;
@@ -208,7 +210,8 @@ export function startWorker({
           break;
         }
         log.info(
-          { taskQueue: config.taskQueue, outboundTaskQueue: outboundTaskQueue(config.taskQueue) },
+          // ms since the process started: how long a restarted worker keeps deliveries waiting (docs/operations.md).
+          { taskQueue: config.taskQueue, outboundTaskQueue: outboundTaskQueue(config.taskQueue), sinceProcessStartMs: sinceProcessStart() },
           'temporal worker running (internal and outbound)',
         );
         // One stops (an error, a shutdown): the other is stopped too, and the loop makes both again.

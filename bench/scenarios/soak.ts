@@ -51,15 +51,20 @@ interface Sample {
   tables: Record<string, TableSample>;
 }
 
+type RequestKind = 'upsert' | 'byId' | 'list';
+type Timed = [at: number, ms: number, kind: RequestKind];
+
 interface SoakResult {
   shape: Shape;
-  /** [seconds since start of load, latency ms] of every request, by its scheduled start (open loop: no coordinated omission). */
-  latencies: [number, number][];
+  /** [seconds since start of load, latency ms, kind] of every request, by its scheduled start (open loop: no coordinated omission). */
+  latencies: Timed[];
   errors: number;
   statuses: Record<string, number>;
   samples: Sample[];
   /** Seconds a VACUUM (autovacuum, or the retention job's when autovacuum is off) was seen on each table (sampled every second). */
   vacuumSeconds: Record<string, number>;
+  /** Seconds since the start of load at which a retention DELETE was seen running (sampled every second). */
+  retentionAt: number[];
   delivered: number;
   seedSeconds: number;
 }
@@ -98,14 +103,23 @@ async function runSoak(env: BenchEnv, shape: Shape): Promise<SoakResult> {
         ),
       5000,
     );
+    const retentionAt: number[] = [];
     const vacuumWatch = setInterval(
       () =>
         void pool
-          .query<{ relname: string }>(
-            `select c.relname from pg_stat_progress_vacuum v join pg_class c on c.oid = v.relid where v.datname = current_database()`,
+          .query<{ relname: string | null }>(
+            `select c.relname from pg_stat_progress_vacuum v join pg_class c on c.oid = v.relid where v.datname = current_database()
+             union all
+             -- a retention DELETE running (services/housekeeping/retention.ts): when, in the notes
+             select null from pg_stat_activity where datname = current_database() and state = 'active' and query like 'with doomed as%'`,
           )
           .then(
-            ({ rows }) => rows.forEach((r) => r.relname in vacuumSeconds && vacuumSeconds[r.relname]!++),
+            ({ rows }) => {
+              for (const r of rows) {
+                if (r.relname === null) retentionAt.push(Math.round((performance.now() - started) / 1000));
+                else if (r.relname in vacuumSeconds) vacuumSeconds[r.relname]!++;
+              }
+            },
             () => undefined,
           ),
       1000,
@@ -116,7 +130,7 @@ async function runSoak(env: BenchEnv, shape: Shape): Promise<SoakResult> {
     clearInterval(vacuumWatch);
     samples.push(await sample(env, started));
     await env.settle();
-    return { shape, ...load, samples, vacuumSeconds, delivered: sink.received().count, seedSeconds };
+    return { shape, ...load, samples, vacuumSeconds, retentionAt: [...new Set(retentionAt)], delivered: sink.received().count, seedSeconds };
   } finally {
     await sink.stop();
   }
@@ -213,13 +227,13 @@ async function sample(env: BenchEnv, started: number): Promise<Sample> {
 
 /** `rate` requests per second until `stopAt`, each started on its schedule whatever the others do. */
 async function openLoop(apiUrl: string, nextKey: () => string, orderIds: string[], rate: number, started: number, stopAt: number) {
-  const latencies: [number, number][] = [];
+  const latencies: Timed[] = [];
   const statuses: Record<string, number> = {};
   let errors = 0;
   let n = 0;
   const inFlight = new Set<Promise<void>>();
   const one = async (scheduled: number, i: number) => {
-    const kind = i % 10 < 2 ? 'upsert' : i % 10 < 7 ? 'byId' : 'list';
+    const kind: RequestKind = i % 10 < 2 ? 'upsert' : i % 10 < 7 ? 'byId' : 'list';
     const headers: Record<string, string> = { authorization: `Bearer ${nextKey()}` };
     let url = `${apiUrl}/api/v1/orders?limit=25`;
     let init: RequestInit = { headers };
@@ -240,7 +254,7 @@ async function openLoop(apiUrl: string, nextKey: () => string, orderIds: string[
     } catch {
       errors++;
     }
-    latencies.push([(scheduled - started) / 1000, performance.now() - scheduled]);
+    latencies.push([(scheduled - started) / 1000, performance.now() - scheduled, kind]);
   };
   while (performance.now() < stopAt) {
     const scheduled = started + (n * 1000) / rate;
@@ -255,11 +269,30 @@ async function openLoop(apiUrl: string, nextKey: () => string, orderIds: string[
 }
 
 /** The p99 of the requests scheduled within [from, to) seconds. */
-const p99Between = (latencies: [number, number][], from: number, to: number) =>
+const p99Between = (latencies: Timed[], from: number, to: number, kind?: RequestKind) =>
   percentile(
-    latencies.filter(([at]) => at >= from && at < to).map(([, ms]) => ms),
+    latencies.filter(([at, , k]) => at >= from && at < to && (!kind || k === kind)).map(([, ms]) => ms),
     99,
   );
+
+/** Seconds as ranges ("0–128, 901–1017 s"): when retention was seen deleting. */
+function ranges(seconds: number[]): string {
+  const out: [number, number][] = [];
+  for (const s of [...seconds].sort((a, b) => a - b)) {
+    const last = out.at(-1);
+    if (last && s - last[1] <= 5) last[1] = s;
+    else out.push([s, s]);
+  }
+  return out.length ? `${out.map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(', ')} s` : 'never';
+}
+
+/** The slowest minute's p99 for each kind of request: which requests a bad minute held up. */
+function worstMinuteText(latencies: Timed[], minutes: number): string {
+  const p99s = Array.from({ length: Math.ceil(minutes) }, (_, m) => p99Between(latencies, m * 60, (m + 1) * 60));
+  const worst = p99s.indexOf(Math.max(...p99s));
+  const kinds: RequestKind[] = ['upsert', 'byId', 'list'];
+  return `slowest minute ${worst} (p99 ${fmt(p99s[worst]!)} ms): ${kinds.map((k) => `${k} ${fmt(p99Between(latencies, worst * 60, (worst + 1) * 60, k))}`).join(', ')} ms`;
+}
 
 /** The windows compared: after a warm-up (10 %, at most a minute), the first and the last tenth of the run (20 s to 3 minutes each). */
 function windows(seconds: number) {
@@ -315,7 +348,7 @@ export const soakScenario: Scenario = {
       rounds: [round(lastP99 / firstP99, 3)],
       notes:
         `p99 drift ${fmt(drift)} % (goal ≤ 10 %): ours = p99 ms of the last ${fmt(s.w.last[1] - s.w.last[0])} s, baseline = p99 of the first ${fmt(s.w.first[1] - s.w.first[0])} s after ${fmt(s.w.first[0])} s of warm-up, same run; ` +
-        `p99 per minute ${s.perMinute.join(', ')} ms; ${s.common}`,
+        `p99 per minute ${s.perMinute.join(', ')} ms; ${worstMinuteText(r.latencies, r.shape.minutes)}; retention DELETEs seen running at ${ranges(r.retentionAt)} into the load; ${s.common}`,
     };
   },
 };
