@@ -130,7 +130,15 @@ async function runSoak(env: BenchEnv, shape: Shape): Promise<SoakResult> {
     clearInterval(vacuumWatch);
     samples.push(await sample(env, started));
     await env.settle();
-    return { shape, ...load, samples, vacuumSeconds, retentionAt: [...new Set(retentionAt)], delivered: sink.received().count, seedSeconds };
+    return {
+      shape,
+      ...load,
+      samples,
+      vacuumSeconds,
+      retentionAt: [...new Set(retentionAt)],
+      delivered: sink.received().count,
+      seedSeconds,
+    };
   } finally {
     await sink.stop();
   }
