@@ -10,6 +10,7 @@ import type { UpdatePushOutcome } from '../../workflows/connections/definitions.
 import { acknowledge, presentUpdate } from './updates.js';
 import type { ConnectionUpdateRow } from '../../db/tables/connection-updates.js';
 import { executeBound } from '../../db/bound.js';
+import { uuidInJson } from '../../db/sql-array.js';
 
 /** Updates per push request. */
 export const UPDATE_PUSH_BATCH = 50;
@@ -74,7 +75,7 @@ export async function pushUpdateBatch(
     em,
     `update connection_updates set push_attempts = push_attempts + 1, last_push_error = ?,
        push_failed = push_attempts + 1 >= ?, next_push_at = now() + make_interval(secs => power(2, least(push_attempts + 1, 9))::int), updated_at = now()
-     where id in (select jsonb_array_elements_text(?::jsonb)::uuid) and state = 'waiting'`,
+     where id ${uuidInJson('?::jsonb')} and state = 'waiting'`,
     [error ?? 'not acknowledged in the reply', MAX_PUSH_ATTEMPTS, JSON.stringify(due.map((u) => u.id))],
   );
   await executeBound(em, `update connections set status_detail = ? where id = ? and status = 'active'`, [

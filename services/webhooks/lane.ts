@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { prepared, runPrepared } from '../../db/prepared.js';
+import { idFieldInJson, uuidInJson } from '../../db/sql-array.js';
 import type { WebhookDeliveryRow } from '../../db/tables/webhook-deliveries.js';
 import type { WebhookEndpointRow } from '../../db/tables/webhook-endpoints.js';
 import type { OrderEventRow } from '../../db/tables/order-events.js';
@@ -153,15 +154,16 @@ export async function claimDeliveries(em: EntityManager, ids: string[], by: Atte
 }
 
 // The ids come as a JSON array: PostgreSQL sizes a uuid[] value exactly when it plans with it, which made
-// planning anew look cheaper than the kept plan at most calls (739 plans for 1,256 calls).
-const CLAIM = prepared(`with claimed as (
+// planning anew look cheaper than the kept plan at most calls (739 plans for 1,256 calls). They are read
+// through uuidInJson so that the kept plan takes the primary key, not a scan of the table.
+export const CLAIM = prepared(`with claimed as (
     update webhook_deliveries d set status = 'sending', attempted_at = now(), workflow_id = $1, run_id = $2, activity_id = $3
     from webhook_endpoints e
-    where d.id in (select jsonb_array_elements_text($4::jsonb)::uuid) and d.status = 'pending' and e.id = d.endpoint_id and e.active and e.deleted_at is null
+    where d.id ${uuidInJson('$4::jsonb')} and d.status = 'pending' and e.id = d.endpoint_id and e.active and e.deleted_at is null
     returning d.id, d.event_id, d.endpoint_id, e.url, e.secret_sealed
   ), cancelled as (
     update webhook_deliveries set status = 'cancelled', error = 'endpoint deleted', finished_at = now()
-    where id in (select jsonb_array_elements_text($4::jsonb)::uuid) and status = 'pending' and id not in (select id from claimed)
+    where id ${uuidInJson('$4::jsonb')} and status = 'pending' and id not in (select id from claimed)
   )
   select c.id, c.endpoint_id, c.url, c.secret_sealed, c.event_id, ev.type, ev.created_at, ev.traceparent,
     case when row_number() over (partition by c.event_id order by c.id) = 1 then ev.payload::text end as payload
@@ -187,10 +189,11 @@ export async function recordDeliveryResults(em: EntityManager, results: AttemptR
   }));
   await runPrepared(em, RECORD, [JSON.stringify(rows)]);
 }
-const RECORD =
+// d.id is also matched through idFieldInJson: joined on x.id alone, the kept plan scanned the whole table.
+export const RECORD =
   prepared(`update webhook_deliveries d set status = x.status, response_status = x.response_status, error = x.error, duration_ms = x.duration_ms, finished_at = now()
   from jsonb_to_recordset($1::jsonb) as x(id uuid, status text, response_status integer, error text, duration_ms integer)
-  where d.id = x.id`);
+  where d.id = x.id and d.id ${idFieldInJson('$1::jsonb')}`);
 
 /** True when the store has events that no lane run has taken yet. */
 export async function storeEventsWaiting(em: EntityManager, storeId: string): Promise<boolean> {
