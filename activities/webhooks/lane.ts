@@ -89,6 +89,14 @@ interface RunTuning {
   circuitMaxWaitMs: number;
 }
 
+/**
+ * How long a finished attempt's outcome waits for others before they are written together. A small
+ * store's deliveries finish one by one (receivers answer in tens of ms): written at once, each cost
+ * PostgreSQL a statement and a commit of its own. A crash in this window leaves the attempts
+ * 'sending', settled by the sweep as cut off: never sent again either way.
+ */
+const RESULT_FLUSH_MS = 100;
+
 /** The error text of a delivery settled unsent behind an open circuit (docs/webhooks.md). */
 export const CIRCUIT_OPEN_ERROR = 'not sent: endpoint unreachable, circuit open';
 
@@ -378,12 +386,12 @@ class LaneRun {
   }
 
   private flushTimer: NodeJS.Timeout | undefined;
-  /** Outcomes finishing close together are written in one statement. */
+  /** Outcomes finishing within RESULT_FLUSH_MS of each other are written in one statement. */
   private scheduleFlush(): void {
     this.flushTimer ??= setTimeout(() => {
       this.flushTimer = undefined;
       void this.flush().catch(() => undefined);
-    }, 5);
+    }, RESULT_FLUSH_MS);
   }
 
   private flush(): Promise<void> {
