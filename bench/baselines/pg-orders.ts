@@ -73,6 +73,12 @@ const EVENT = statement(
   'order_event',
   `insert into bl_order_events (id, store_id, order_id, type, actor, payload, created_at) values ($1, $2, $3, $4, 'bench', $5, clock_timestamp())`,
 );
+/** A new order that is already paid has two events, order.created and order.paid, as ours records (domain/order-events.ts): one statement. */
+const EVENT_PAIR = statement(
+  'order_event_pair',
+  `insert into bl_order_events (id, store_id, order_id, type, actor, payload, created_at)
+   values ($1, $3, $4, $5, 'bench', $7, clock_timestamp()), ($2, $3, $4, $6, 'bench', $7, clock_timestamp())`,
+);
 const LIST = statement(
   'order_list',
   `select * from orders where store_id = $1 and not archived order by created_at desc, id desc limit $2`,
@@ -150,13 +156,18 @@ app.post('/api/v1/orders', async (request, reply) => {
   const client = await pool.connect();
   try {
     // The rows ours writes for an order no webhook endpoint subscribes to (the bench store has none):
-    // the order, a status history line for a new one, its event; no outbox row, no NOTIFY.
+    // the order, a status history line for a new one, the events the change implies; no outbox row, no
+    // NOTIFY. Ours records order.created and order.paid for a new paid order, order.updated for a change
+    // (the bench's repeats change the note only, so no order.paid then).
     await client.query('begin');
     const { rows } = await client.query(UPSERT(rowValues(body, hash, storeId)));
     const row = rows[0];
     if (row) {
       if (row.inserted) await client.query(HISTORY([row.id, row.status]));
-      await client.query(EVENT([randomUUID(), storeId, row.id, row.inserted ? 'order.created' : 'order.updated', JSON.stringify(row)]));
+      const payload = JSON.stringify(row);
+      if (row.inserted && row.payment_status === 'paid')
+        await client.query(EVENT_PAIR([randomUUID(), randomUUID(), storeId, row.id, 'order.created', 'order.paid', payload]));
+      else await client.query(EVENT([randomUUID(), storeId, row.id, row.inserted ? 'order.created' : 'order.updated', payload]));
     }
     await client.query('commit');
     return reply
