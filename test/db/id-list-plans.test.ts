@@ -50,9 +50,8 @@ beforeAll(async () => {
     [store.id, endpoint.id, DELIVERIES],
   );
   await client.query('analyze');
-  ({
-    rows: [{ id: deliveryId }],
-  } = await client.query<{ id: string }>('select id from webhook_deliveries limit 1'));
+  const { rows } = await client.query<{ id: string }>('select id from webhook_deliveries limit 1');
+  deliveryId = rows[0]!.id;
 });
 afterAll(async () => {
   await client?.end();
