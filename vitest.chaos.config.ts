@@ -14,7 +14,8 @@ export default defineConfig({
     testTimeout: 240_000,
     hookTimeout: 180_000,
     teardownTimeout: 60_000,
-    reporters: ['default', 'json'],
+    // The third writes the errors of failed describe blocks beside the JSON report (.ci/summary.mjs prints them).
+    reporters: ['default', 'json', ['./test/helpers/suite-errors-reporter.ts', { jsonReport: '.vitest/chaos-results.json' }]],
     outputFile: { json: '.vitest/chaos-results.json' },
   },
 });

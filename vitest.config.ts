@@ -18,7 +18,8 @@ export default defineConfig({
     testTimeout: 90_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,
-    reporters: ['default', 'json'],
+    // The third writes the errors of failed describe blocks beside the JSON report (.ci/summary.mjs prints them).
+    reporters: ['default', 'json', ['./test/helpers/suite-errors-reporter.ts', { jsonReport: '.vitest/results.json' }]],
     outputFile: { json: '.vitest/results.json' },
     projects: [
       { extends: true, test: { name: 'unit', include: UNIT } },

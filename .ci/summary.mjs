@@ -2,12 +2,31 @@
 // (`label=file` pairs), then their sum as the last line, the one CI reads.
 // A test file that failed to load (an import error, a failing beforeAll) has no failed test of its
 // own, so vitest's numFailedTests leaves it out: each such file counts as one failure here, and a
-// missing or unreadable report counts as one failure too.
+// missing or unreadable report counts as one failure too. A describe block's failed hook is not in the
+// report at all: test/helpers/suite-errors-reporter.ts writes it beside (`<report>.suite-errors.json`).
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 
 const total = { passed: 0, failed: 0, skipped: 0 };
 const line = (r) => `${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped`;
+
+/** The errors of failed describe blocks, by test file, when the reporter wrote them. */
+function suiteErrors(file) {
+  try {
+    return JSON.parse(readFileSync(file.replace(/\.json$/, '') + '.suite-errors.json', 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+/** Why a file failed with no failed test: its own error, else its describe blocks', else how many tests it skipped. */
+function why(f, bySuite) {
+  if (f.message) return f.message.split('\n')[0];
+  const errors = bySuite[f.name] ?? [];
+  if (errors.length) return errors.join('; ');
+  const skipped = (f.assertionResults ?? []).filter((a) => a.status !== 'passed').length;
+  return skipped ? `no message; ${skipped} of its tests did not run` : 'no message';
+}
 
 /** The counts of one report; never fewer failures than the run itself saw. */
 function summarize(file) {
@@ -19,9 +38,8 @@ function summarize(file) {
   }
   const files = report.testResults ?? [];
   const unloaded = files.filter((f) => f.status === 'failed' && !(f.assertionResults ?? []).some((a) => a.status === 'failed'));
-  const notes = unloaded.map(
-    (f) => `${relative(process.cwd(), f.name)}: failed without a failed test (${(f.message || 'no message').split('\n')[0]})`,
-  );
+  const bySuite = suiteErrors(file);
+  const notes = unloaded.map((f) => `${relative(process.cwd(), f.name)}: failed without a failed test (${why(f, bySuite)})`);
   let failed = (report.numFailedTests ?? 0) + unloaded.length;
   if (failed === 0 && report.success === false) {
     failed = 1;

@@ -1,6 +1,6 @@
 // .ci/run's last line: the sum CI reads must count a test file that failed to load, which vitest's
 // numFailedTests leaves out (the report below has the shape vitest 5 writes for such a run).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +37,19 @@ describe('.ci/summary.mjs', () => {
     const lines = summary(`npm test=${file}`);
     expect(lines.at(-1)).toBe('15 passed, 2 failed, 0 skipped');
     expect(lines.join('\n')).toContain("broken.test.ts: failed without a failed test (Cannot find module './gone.js')");
+  });
+
+  it("names the error of a describe block whose beforeAll failed, which vitest's JSON report leaves out", () => {
+    // A real vitest run of a fixture file with the suite's reporters: the report and the suite errors beside it.
+    const file = join(dir, 'fixture.json');
+    const vitest = ['node_modules/vitest/vitest.mjs', 'run', '--config', 'test/cli/fixtures/vitest.fixture.config.ts'];
+    const run = spawnSync(process.execPath, vitest, { env: { ...process.env, FIXTURE_REPORT: file }, encoding: 'utf8' });
+    expect(run.status).toBe(1);
+    const lines = summary(`fixture=${file}`);
+    expect(lines).toContain(
+      'fixture: test/cli/fixtures/describe-hook-fails.fixture.ts: failed without a failed test (a block whose setup fails: Error: the receiver never answered)',
+    );
+    expect(lines.at(-1)).toBe('1 passed, 1 failed, 1 skipped');
   });
 
   it('a missing report, or a failed run with no failed file, is still a failure; a green run sums to 0 failed', () => {

@@ -66,14 +66,29 @@ beforeAll(async () => {
   // Mid-rotation of SECRETS_KEY: the API still seals with the suite's key, the worker already has a new one
   // and opens the API's secrets with SECRETS_KEY_PREVIOUS (the delivery below proves it).
   const rotated = { SECRETS_KEY: randomBytes(32).toString('hex'), SECRETS_KEY_PREVIOUS: inject('secretsKey') };
-  run('temporal/worker-main.ts', { ...env, ...rotated, METRICS_PORT: String(ports.workerMetrics) }, 'metrics-worker.log');
-  run('api/server.ts', { ...env, PORT: String(ports.api), METRICS_PORT: String(ports.apiMetrics) }, 'metrics-api.log');
+  const worker = run('temporal/worker-main.ts', { ...env, ...rotated, METRICS_PORT: String(ports.workerMetrics) }, 'metrics-worker.log');
+  const apiProcess = run('api/server.ts', { ...env, PORT: String(ports.api), METRICS_PORT: String(ports.apiMetrics) }, 'metrics-api.log');
+  // Ready when the API answers /readyz on its own port and its metrics page serves, both
+  // processes still alive: a page answering alone could be another process's that took a port we chose.
+  const answers = (url: string, status: number) =>
+    fetch(url).then(
+      (r) => r.status === status,
+      () => false,
+    );
   await eventually(
-    () =>
-      fetch(`http://127.0.0.1:${ports.apiMetrics}/metrics`).then(
-        (r) => r.ok,
-        () => false,
-      ),
+    async () => {
+      for (const [name, child] of [
+        ['API', apiProcess],
+        ['worker', worker],
+      ] as const) {
+        if (child.exitCode !== null || child.signalCode !== null) {
+          throw new Error(`the ${name} process exited (${child.exitCode ?? child.signalCode}); see its log in ${inject('logDir')}`);
+        }
+      }
+      return (
+        (await answers(`http://127.0.0.1:${ports.api}/readyz`, 200)) && (await answers(`http://127.0.0.1:${ports.apiMetrics}/metrics`, 200))
+      );
+    },
     60_000,
     'the API process listening',
   );
