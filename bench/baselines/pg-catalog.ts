@@ -46,7 +46,8 @@ const PRODUCT_LIST = statement(
   'product_list',
   `select * from products where store_id = $1 and not archived order by created_at desc, id desc limit $2`,
 );
-app.get('/api/v1/products', async (request) => {
+app.get('/api/v1/products', async (request, reply) => {
+  if (!(await authenticate(request, reply))) return reply;
   const limit = Math.min(100, Math.max(1, Number((request.query as { limit?: string }).limit ?? 25)));
   const { rows } = await pool.query(PRODUCT_LIST([storeId, limit + 1]));
   const page = rows.slice(0, limit);
@@ -115,6 +116,7 @@ const TRACK = statement(
 );
 
 app.get('/api/v1/tracking', async (request, reply) => {
+  if (!(await authenticate(request, reply))) return reply;
   const key = String((request.query as { order?: string }).order ?? '')
     .replace(/^#/, '')
     .trim();

@@ -181,7 +181,9 @@ app.post('/api/v1/orders', async (request, reply) => {
   }
 });
 
-app.get('/api/v1/orders', async (request) => {
+app.get('/api/v1/orders', async (request, reply) => {
+  // The key checked and counted as ours does (a twin store's key); the page is READ_STORE_ID's whatever the key's store.
+  if (!(await authenticate(request, reply))) return reply;
   const limit = Math.min(100, Math.max(1, Number((request.query as { limit?: string }).limit ?? 25)));
   const { rows } = await pool.query(LIST([readStoreId, limit + 1]));
   const page = rows.slice(0, limit);

@@ -3,7 +3,7 @@ import { keysetPage } from '../../db/keyset-page.js';
 import { isUuid } from '../../domain/uuid.js';
 import type { OrderSource, OrderStatus } from '../../domain/order-status.js';
 import { presentOrder } from './present.js';
-import type { OrderRow } from '../../db/tables/orders.js';
+import { ORDERS, type OrderRow } from '../../db/tables/orders.js';
 import { executeBound } from '../../db/bound.js';
 
 /** One order of this store, or null (unknown, malformed or another store's id all look the same). */
@@ -27,7 +27,13 @@ export interface OrderListFilter {
   include_archived?: 'true' | undefined;
 }
 
-/** A keyset page, newest first by (created_at, id); the cursor only ever narrows this store's rows. */
+/** Every orders column, named: the page runs as a prepared statement, and a prepared `*` would break when a migration adds a column. */
+const ORDER_COLUMNS = Object.keys(ORDERS.columns).join(', ');
+
+/**
+ * A keyset page, newest first by (created_at, id); the cursor only ever narrows this store's rows. Prepared
+ * (one statement per combination of filters): sent as text, PostgreSQL parsed and planned the page at every call.
+ */
 export async function listOrders(em: EntityManager, storeId: string, filter: OrderListFilter, publicUrl: string) {
   const where = ['store_id = ?'];
   const params: unknown[] = [storeId];
@@ -52,6 +58,13 @@ export async function listOrders(em: EntityManager, storeId: string, filter: Ord
     where.push('created_at >= ?');
     params.push(filter.created_since);
   }
-  const page = await keysetPage<OrderRow>(em, { table: 'orders', where, params, cursor: filter.cursor, limit: filter.limit });
+  const page = await keysetPage<OrderRow>(em, {
+    table: 'orders',
+    where,
+    params,
+    cursor: filter.cursor,
+    limit: filter.limit,
+    columns: ORDER_COLUMNS,
+  });
   return { data: page.rows.map((row) => presentOrder(row, publicUrl)), has_more: page.hasMore, next_cursor: page.nextCursor };
 }
