@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { delimiter, join, resolve } from 'node:path';
 import { freePort } from '../../config/free-port.js';
@@ -58,6 +58,27 @@ export interface DevServerOptions {
   namespace?: string;
   /** More namespaces to register at start (tests that must not share the default one's schedules). */
   extraNamespaces?: string[];
+}
+
+/**
+ * A free loopback port below the kernel's ephemeral range, for a dev server that a test stops and starts
+ * again on the same port. While it is down its clients keep dialing it, and a port inside the ephemeral
+ * range can be handed to one of those dials as its own local port: the dial then connects to itself (TCP
+ * simultaneous open) and holds the port, and the restarted server failed with "bind: address already in use".
+ */
+export async function restartablePort(): Promise<number> {
+  let ephemeralStart = 32768;
+  try {
+    ephemeralStart = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || ephemeralStart;
+  } catch {
+    // Not Linux: the usual start of the range.
+  }
+  const lowest = Math.min(10_000, ephemeralStart - 1000);
+  for (let tries = 0; tries < 50; tries++) {
+    const candidate = lowest + Math.floor(Math.random() * (ephemeralStart - lowest));
+    if ((await freePort(candidate)) === candidate) return candidate;
+  }
+  return freePort();
 }
 
 /** Starts `temporal server start-dev` on loopback and resolves once its frontend accepts connections. */

@@ -14,7 +14,7 @@ import { createLogger } from '../../observability/logger.js';
 import { freePort } from '../../config/free-port.js';
 import { openOrm } from '../../db/orm.js';
 import { createTemporalClient, type TemporalHandle } from '../../temporal/client.js';
-import { startDevServer, stopChild, type DevServer } from '../../dev/temporal/dev-server.js';
+import { restartablePort, startDevServer, stopChild, type DevServer } from '../../dev/temporal/dev-server.js';
 import { testEnv } from '../global-setup.js';
 import { testResolver, type TestApp } from '../helpers/app.js';
 import type { Received } from '../helpers/receiver.js';
@@ -26,7 +26,7 @@ export const log = (line: string) => console.log(`[chaos] ${line}`);
 /** A Temporal dev server with durable state on a fixed port, so it can be stopped and started again. */
 export async function restartableTemporal(name: string) {
   const dbFile = join(mkdtempSync(join(tmpdir(), `sc-chaos-${name}-`)), 'temporal.db');
-  const port = await freePort();
+  const port = await restartablePort();
   const start = () =>
     startDevServer({ cli: inject('temporalCli'), dbFile, port, logFile: join(inject('logDir'), `temporal-chaos-${name}.log`) });
   let server: DevServer = await start();

@@ -8,9 +8,8 @@ import { loadConfig, type ResolvedConfig } from '../../config/env.js';
 import { createLogger } from '../../observability/logger.js';
 import { openOrm } from '../../db/orm.js';
 import { createTemporalClient } from '../../temporal/client.js';
-import { startDevServer, type DevServer } from '../../dev/temporal/dev-server.js';
+import { restartablePort, startDevServer, type DevServer } from '../../dev/temporal/dev-server.js';
 import { startWorker, type WorkerHandle } from '../../temporal/worker.js';
-import { freePort } from '../../config/free-port.js';
 import { bearer } from '../helpers/app.js';
 import { createHookedStore } from '../helpers/store.js';
 import { createIsolatedDatabase } from '../helpers/isolated.js';
@@ -36,7 +35,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   db = await createIsolatedDatabase();
   dbFile = join(mkdtempSync(join(tmpdir(), 'sc-temporal-')), 'temporal.db');
-  port = await freePort();
+  port = await restartablePort();
   server = await startServer();
   const config = loadConfig({
     DATABASE_URL: db.url,

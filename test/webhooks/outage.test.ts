@@ -9,10 +9,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../../api/app.js';
 import { loadConfig, type ResolvedConfig } from '../../config/env.js';
 import { createLogger } from '../../observability/logger.js';
-import { freePort } from '../../config/free-port.js';
 import { openOrm } from '../../db/orm.js';
 import { createTemporalClient } from '../../temporal/client.js';
-import { startDevServer, type DevServer } from '../../dev/temporal/dev-server.js';
+import { restartablePort, startDevServer, type DevServer } from '../../dev/temporal/dev-server.js';
 import { startWorker, type WorkerHandle } from '../../temporal/worker.js';
 import { bearer, testResolver } from '../helpers/app.js';
 import { createIsolatedDatabase } from '../helpers/isolated.js';
@@ -43,7 +42,7 @@ const startServer = () =>
 beforeAll(async () => {
   db = await createIsolatedDatabase();
   dbFile = join(mkdtempSync(join(tmpdir(), 'sc-temporal-wh-')), 'temporal.db');
-  port = await freePort();
+  port = await restartablePort();
   server = await startServer();
   const config = loadConfig({
     DATABASE_URL: db.url,
