@@ -20,18 +20,21 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** Builds the real app against the run's PostgreSQL and Temporal; env overrides tune config (short timers). */
+/**
+ * Builds the real app against the run's PostgreSQL and Temporal; env overrides tune config (short timers).
+ * DATABASE_URL among them points it at a database of its own (test/helpers/isolated.ts), where no other file's rows or jobs reach.
+ */
 export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const databaseUrl = inject('databaseUrl');
+  const databaseUrl = env.DATABASE_URL ?? inject('databaseUrl');
   const temporalAddress = inject('temporalAddress');
   const config = loadConfig({
-    DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporalAddress,
     TEMPORAL_TASK_QUEUE: inject('taskQueue'),
     ALLOW_LOOPBACK_TARGETS: 'true',
     PUBLIC_URL: 'http://127.0.0.1:3999',
     SECRETS_KEY: inject('secretsKey'),
     ...env,
+    DATABASE_URL: databaseUrl,
   }) as ResolvedConfig;
   const orm = await openOrm({ databaseUrl, poolMax: 5 });
   const temporal = createTemporalClient({ address: temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue });

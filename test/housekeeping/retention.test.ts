@@ -9,18 +9,24 @@ import { claimDeliveries } from '../../services/webhooks/lane.js';
 import { pruneDeliveryLog, pruneOrderEvents } from '../../services/housekeeping/retention.js';
 import { autovacuumOff, vacuumTable } from '../../services/housekeeping/vacuum.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/app.js';
+import { createIsolatedDatabase } from '../helpers/isolated.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { addKey, createTestStore } from '../helpers/store.js';
 
 let t: TestApp;
+let db: Awaited<ReturnType<typeof createIsolatedDatabase>>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
+// A database of its own: the suite's worker and test/temporal/housekeeping.test.ts run the real retention job
+// on the shared one, and deleted this file's old rows between their seeding and the prune it measures.
 beforeAll(async () => {
-  t = await createTestApp();
+  db = await createIsolatedDatabase();
+  t = await createTestApp({ DATABASE_URL: db.url });
   receiver = await startReceiver();
 });
 afterAll(async () => {
-  await receiver.close();
-  await t.close();
+  await receiver?.close();
+  await t?.close();
+  await db?.drop();
 });
 
 const sql = <T>(query: string, params: unknown[] = []) => t.orm.em.fork().execute<T[]>(query, params);
