@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { holdLane, releaseLane } from '../db/lanes.js';
 import type { ActivityDeps } from './deps.js';
 
@@ -36,7 +37,11 @@ export function onClockTicks(periodMs: number, beat: () => void): () => void {
  * - `lingerEnd`: give the lease up, then look for work once more (every write that saw the lease has
  *   committed by then); work found → hold it again and go on, none → the run ends;
  * - `close`: stop renewing; on the worker's stop (`ending`) also give the lease up, so writers signal
- *   the workflow meanwhile and the next worker takes over at its first poll.
+ *   the workflow meanwhile and the next worker takes over at its first poll;
+ * - on the worker's stop (`workerStopping`) a webhook run throws `handOverToNextWorker()` once it has sent
+ *   what was in flight: Temporal retries the same activity on the next worker that polls. (The update
+ *   push returns instead: its activity allows 5 attempts, and five stops within one run would fail its
+ *   workflow.)
  */
 export class LaneLease {
   private wakeWait: () => void = () => {};
@@ -114,6 +119,11 @@ export class LaneLease {
     return false;
   }
 
+  /** The worker is stopping (not a cancellation by Temporal): the run hands over rather than returning. */
+  get workerStopping(): boolean {
+    return this.deps.stopping?.aborted ?? false;
+  }
+
   /** Stops renewing; when the run ends because the worker stops, gives the lease up as well. */
   async close(): Promise<void> {
     this.stopBeating();
@@ -121,4 +131,26 @@ export class LaneLease {
     this.stopWatching();
     if (this.ending) await releaseLane(this.deps.orm.em.fork(), this.laneId).catch(() => undefined);
   }
+}
+
+/** The failure type of a lane run cut short by its worker's stop (handOverToNextWorker). */
+export const WORKER_STOPPING = 'WorkerStopping';
+
+/**
+ * What a lane run throws when its worker stops, once its in-flight sends are recorded and its lease given
+ * up: Temporal retries the same activity shortly, on whichever worker polls next (another running one at
+ * once, or the replacement at its first poll). A run that returned instead had its workflow schedule the
+ * next run, and that workflow task went to the stopping worker's sticky queue, where it waited out the
+ * sticky timeout (2 s, temporal/worker.ts) before any worker could take it: a restarted worker's first
+ * delivery waited for it (cold-start-worker in npm run bench), and on a rolling deploy every shard of the
+ * stopped worker paused that long. A retry needs no workflow task and writes no history event.
+ */
+export function handOverToNextWorker(): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: WORKER_STOPPING,
+    message: 'the worker stopped: the next worker that polls goes on with this run',
+    nextRetryDelay: '100 milliseconds',
+    // A deploy, not an error: logged at debug level and left out of the SDK's failure metrics.
+    category: ApplicationFailureCategory.BENIGN,
+  });
 }

@@ -104,7 +104,7 @@ export function workerMetrics(registry: Registry): WorkerMetrics {
     }),
     activityDuration: new Histogram({
       name: 'store_commerce_activity_duration_seconds',
-      help: 'Duration of one activity execution in this worker, by activity type and outcome (completed or failed)',
+      help: "Duration of one activity execution in this worker, by activity type and outcome (completed, failed, or handed_over: a lane run cut short by the worker's stop, retried by the next worker)",
       labelNames: ['activity', 'outcome'],
       // Lane activities run for up to minutes while busy; the rest take milliseconds.
       buckets: [0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],

@@ -4,6 +4,8 @@ import type { Registry } from 'prom-client';
 import { outboxGauges, workerMetrics, type MetricsProcess, type WorkerMetrics } from '../observability/metrics.js';
 import { freePort } from '../config/free-port.js';
 import { outboxState } from '../services/outbox.js';
+import { ApplicationFailure } from '@temporalio/common';
+import { WORKER_STOPPING } from '../activities/lane-lease.js';
 
 /** What a worker needs to keep metrics: its counters, and where the Temporal SDK serves its own. */
 export interface WorkerMetricsSetup {
@@ -50,6 +52,10 @@ export function activityMetricsInterceptor(metrics: WorkerMetrics): ActivityInte
           const result = await next(input);
           outcome = 'completed';
           return result;
+        } catch (err) {
+          // A lane run cut short by this worker's stop is retried by the next worker: not a failure to alert on.
+          if (err instanceof ApplicationFailure && err.type === WORKER_STOPPING) outcome = 'handed_over';
+          throw err;
         } finally {
           metrics.activityDuration.observe({ activity: ctx.info.activityType, outcome }, (performance.now() - started) / 1000);
         }

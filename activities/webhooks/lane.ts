@@ -6,7 +6,7 @@ import { FairQueue } from '../../domain/delivery-queue.js';
 import { EndpointBreakers, failureCounts, type BreakerSettings } from '../../domain/circuit-breaker.js';
 import { openSecret } from '../../domain/secret-box.js';
 import { openingKeys } from '../../config/env.js';
-import { LaneLease } from '../lane-lease.js';
+import { LaneLease, handOverToNextWorker } from '../lane-lease.js';
 import {
   claimDeliveries,
   loadPendingDeliveries,
@@ -224,14 +224,18 @@ class LaneRun {
     try {
       for (const open of await this.scope.openCircuits(this.em)) this.breakers.restoreOpen(open.endpointId, open.failedAt.getTime());
       for (;;) {
-        // The worker stopping ends the run like its limits do: in-flight sends finish, nothing new starts,
-        // and `more` has the workflow schedule the next run, which the next worker takes at its first poll.
+        // The worker stopping ends the run like its limits do: in-flight sends finish, nothing new starts;
+        // then the run hands over to a retry of itself, which the next worker takes at its first poll.
         const atLimit = lease.ending || this.claimed >= this.tuning.maxAttempts || Date.now() - started >= this.tuning.maxRunMs;
         if (!atLimit) await this.fill();
         if (this.queue.inFlight > 0 || this.queue.waiting > 0) idleSince = Date.now();
         // At its limits the run ends still holding the lane, and says `more`: the workflow runs it again at
         // once, and that run gives the lane up properly (events that came meanwhile woke nobody).
-        if (atLimit && this.queue.inFlight === 0) return await this.finish(true);
+        if (atLimit && this.queue.inFlight === 0) {
+          const outcome = await this.finish(true);
+          if (lease.workerStopping) throw handOverToNextWorker();
+          return outcome;
+        }
         if (
           !atLimit &&
           this.queue.inFlight === 0 &&

@@ -25,6 +25,7 @@ let app: FastifyInstance;
 let config: ResolvedConfig;
 let worker: WorkerHandle | undefined;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let temporal: ReturnType<typeof createTemporalClient>;
 /** What beforeAll opened, closed in reverse order after the tests. */
 const opened: (() => Promise<unknown>)[] = [];
 const log = createLogger('warn');
@@ -48,7 +49,7 @@ beforeAll(async () => {
   opened.push(() => orm.close());
   receiver = await startReceiver();
   opened.push(() => receiver.close());
-  const temporal = createTemporalClient({ address: config.temporalAddress, namespace: config.temporalNamespace, taskQueue: queue });
+  temporal = createTemporalClient({ address: config.temporalAddress, namespace: config.temporalNamespace, taskQueue: queue });
   opened.push(() => temporal.connection.close().catch(() => undefined));
   app = await buildApp({ config, orm, temporal, logger: log, resolve: testResolver });
   opened.push(() => app.close());
@@ -110,5 +111,14 @@ describe('a worker that stops', () => {
     expect(Date.now() - started).toBeLessThan(8000);
     const sent = await sql<{ n: number }>(`select count(*)::int as n from webhook_deliveries where order_id in (?, ?)`, [first, second]);
     expect(sent[0]!.n).toBe(2);
+    // The run the stop cut short was retried by Temporal (its second attempt sent the order), not completed:
+    // completing it would have needed a workflow task, which waited on the stopped worker's sticky queue.
+    const { raw } = await temporal.client.workflow.getHandle(dispatcher).describe();
+    expect(raw.pendingActivities?.map((a) => ({ type: a.activityType?.name, attempt: a.attempt }))).toEqual([
+      { type: 'sendShardDeliveries', attempt: 2 },
+    ]);
+    const history = await temporal.client.workflow.getHandle(dispatcher).fetchHistory();
+    const completed = history.events?.filter((e) => e.activityTaskCompletedEventAttributes).length ?? 0;
+    expect(completed, 'no run completed: the first is still running, the stop handed it over').toBe(0);
   }, 240_000);
 });
