@@ -80,9 +80,17 @@ export const webhookSustainedScenario: Scenario = {
         // late builds no delivery backlog, yet keeps nothing up) and the delivery backlog at the step's end is no
         // larger than at its middle plus one second of offered deliveries.
         const offered = Math.round(rate * stepSec);
-        step.flat = sender.committed.size >= 0.95 * offered && end <= mid + rate * 3;
+        const taken = sender.committed.size >= 0.95 * offered;
+        const backlogFlat = end <= mid + rate * 3;
+        step.flat = taken && backlogFlat;
+        // Says which rule a step missed: a backlog that shrank is not "growing" when the API fell behind.
+        const verdict = step.flat
+          ? 'flat'
+          : !taken
+            ? `missed: under 95 % committed${backlogFlat ? ', the backlog itself flat' : ', backlog growing'}`
+            : 'growing';
         lines.push(
-          `${rate} orders/s: ${sender.committed.size} of ${offered} committed by the step's end (${sender.failed} failed), ${fmt(step.perSec)} deliveries/s, backlog mid ${mid} → end ${end} (${step.flat ? 'flat' : 'growing'}), CPU ${step.cpu}`,
+          `${rate} orders/s: ${sender.committed.size} of ${offered} committed by the step's end (${sender.failed} failed), ${fmt(step.perSec)} deliveries/s, backlog mid ${mid} → end ${end} (${verdict}), CPU ${step.cpu}`,
         );
         env.log(`webhook-sustained: ${lines.at(-1)}`);
         if (!step.flat) break;

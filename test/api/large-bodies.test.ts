@@ -188,9 +188,14 @@ describe('large JSON bodies take turns', () => {
     const holders = Array.from({ length: LARGE_BODIES_AT_ONCE }, (_, i) => holdOverHttp(largeBody(`early-${i}`)));
     await eventually(() => inside.size === LARGE_BODIES_AT_ONCE, WAIT_MS, 'turns taken');
     // Only the headers and 10 bytes are sent: it is in the queue all the same, so nothing of it was buffered to decide.
+    // Each is in line before the next is sent: on separate connections, the server could otherwise take them
+    // in another order (each one's key is checked by a query of its own first), and the line's order is
+    // what this test follows.
     const early = holdOverHttp(largeBody('early-waiting'), { sent: 10 });
+    await eventually(() => t.app.largeBodyTurns.counts.waiting === 1, WAIT_MS, 'the first in line before its body came');
     // A client that gives up while its unread body waits is only noticed when its turn comes: the read fails, nothing is handled.
     const quitter = holdOverHttp(largeBody('early-quitter'), { sent: 10 });
+    await eventually(() => t.app.largeBodyTurns.counts.waiting === 2, WAIT_MS, 'the second in line');
     const last = holdOverHttp(largeBody('early-last'), { sent: 10 });
     await eventually(() => t.app.largeBodyTurns.counts.waiting === 3, WAIT_MS, 'queued before their bodies came');
     quitter.abort();
