@@ -40,6 +40,16 @@ function summarize(file) {
   const unloaded = files.filter((f) => f.status === 'failed' && !(f.assertionResults ?? []).some((a) => a.status === 'failed'));
   const bySuite = suiteErrors(file);
   const notes = unloaded.map((f) => `${relative(process.cwd(), f.name)}: failed without a failed test (${why(f, bySuite)})`);
+  // Each failed test by name, with the first line of its error: the tail of a CI log is often all one sees.
+  for (const f of files) {
+    for (const a of f.assertionResults ?? []) {
+      if (a.status !== 'failed') continue;
+      const first = String(a.failureMessages?.[0] ?? 'no message')
+        .split('\n')[0]
+        .slice(0, 400);
+      notes.push(`FAILED ${relative(process.cwd(), f.name)} > ${a.fullName ?? a.title}: ${first}`);
+    }
+  }
   let failed = (report.numFailedTests ?? 0) + unloaded.length;
   if (failed === 0 && report.success === false) {
     failed = 1;

@@ -31,12 +31,29 @@ describe('.ci/summary.mjs', () => {
       testResults: [
         { name: '/x/test/a.test.ts', status: 'passed', message: '', assertionResults: [{ status: 'passed' }] },
         { name: '/x/test/broken.test.ts', status: 'failed', message: "Cannot find module './gone.js'", assertionResults: [] },
-        { name: '/x/test/red.test.ts', status: 'failed', message: '', assertionResults: [{ status: 'failed' }, { status: 'passed' }] },
+        {
+          name: '/x/test/red.test.ts',
+          status: 'failed',
+          message: '',
+          assertionResults: [
+            {
+              status: 'failed',
+              fullName: 'orders > keeps the order',
+              title: 'keeps the order',
+              failureMessages: ['AssertionError: expected 4 to be 5\n    at red.test.ts:12:3'],
+            },
+            { status: 'passed' },
+          ],
+        },
       ],
     });
     const lines = summary(`npm test=${file}`);
     expect(lines.at(-1)).toBe('15 passed, 2 failed, 0 skipped');
     expect(lines.join('\n')).toContain("broken.test.ts: failed without a failed test (Cannot find module './gone.js')");
+    // The failed test by name with its error's first line: CI logs are often read from their tail only.
+    expect(lines.find((l) => l.includes('FAILED'))).toMatch(
+      /^npm test: FAILED \S*x\/test\/red\.test\.ts > orders > keeps the order: AssertionError: expected 4 to be 5$/,
+    );
   });
 
   it("names the error of a describe block whose beforeAll failed, which vitest's JSON report leaves out", () => {
