@@ -38,10 +38,9 @@ export function onClockTicks(periodMs: number, beat: () => void): () => void {
  *   committed by then); work found → hold it again and go on, none → the run ends;
  * - `close`: stop renewing; on the worker's stop (`ending`) also give the lease up, so writers signal
  *   the workflow meanwhile and the next worker takes over at its first poll;
- * - on the worker's stop (`workerStopping`) a webhook run throws `handOverToNextWorker()` once it has sent
- *   what was in flight: Temporal retries the same activity on the next worker that polls. (The update
- *   push returns instead: its activity allows 5 attempts, and five stops within one run would fail its
- *   workflow.)
+ * - on the worker's stop (`workerStopping`) a run throws `handOverToNextWorker()` once it has sent what
+ *   was in flight: Temporal retries the same activity on the next worker that polls (the activities of
+ *   all three allow any number of attempts).
  */
 export class LaneLease {
   private wakeWait: () => void = () => {};

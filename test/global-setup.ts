@@ -75,7 +75,15 @@ async function startStack(): Promise<Stack> {
   const temporal = await startDevServer({
     cli,
     logFile: resolve(logDir, 'temporal.log'),
-    extraNamespaces: ['start-test', 'metrics-test', 'tracing-test', 'outbound-fairness-test', 'handover-test', 'schema-gate-test'],
+    extraNamespaces: [
+      'start-test',
+      'metrics-test',
+      'tracing-test',
+      'outbound-fairness-test',
+      'handover-test',
+      'push-handover-test',
+      'schema-gate-test',
+    ],
   });
   stops.unshift(() => temporal.stop());
   say(`Temporal dev server at ${temporal.address}`);

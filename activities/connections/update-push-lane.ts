@@ -1,6 +1,6 @@
 import { openingKeys, targetPolicy } from '../../config/env.js';
 import { pushUpdateBatch } from '../../services/connections/push.js';
-import { LaneLease } from '../lane-lease.js';
+import { LaneLease, handOverToNextWorker } from '../lane-lease.js';
 import { workflowIds } from '../../workflows/catalog.js';
 import { type UpdatePushOutcome } from '../../workflows/connections/definitions.js';
 import type { ActivityDeps } from '../deps.js';
@@ -53,8 +53,12 @@ export async function pushUpdatesWhileBusy(deps: ActivityDeps, connectionId: str
       const outcome = await push();
       if (outcome.stopped) return done(outcome);
       if (outcome.sent > 0) idleSince = Date.now();
-      // The worker stopping ends the run as its time limit does: the workflow schedules the next one.
-      if (lease.ending || Date.now() - started >= UPDATE_PUSH_LANE.maxRunMs) return done(outcome);
+      // The worker stopping hands the run over to a retry of itself, which the next worker takes at its
+      // first poll (LaneLease, handOverToNextWorker); at its time limit the workflow schedules the next run.
+      if (lease.ending || Date.now() - started >= UPDATE_PUSH_LANE.maxRunMs) {
+        if (lease.workerStopping) throw handOverToNextWorker();
+        return done(outcome);
+      }
       if (outcome.more) continue;
       const lingerLeft = UPDATE_PUSH_LANE.lingerMs - (Date.now() - idleSince);
       if (lingerLeft <= 0 && !lease.takeWakeUp()) {

@@ -14,7 +14,10 @@ const PUSH_OPTIONS: ActivityOptions = {
   // so a worker that died is noticed after the heartbeat timeout.
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '30 seconds',
-  retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 5 },
+  // No limit on attempts: a run cut short by its worker's stop is retried on the next worker
+  // (handOverToNextWorker), and any number of deploys may fall within one run. A run that keeps failing
+  // (PostgreSQL out of reach) is retried once a minute, its last failure on the pending activity in the UI.
+  retry: { initialInterval: '2 seconds', maximumInterval: '1 minute' },
 };
 // On the outbound queue (a plugin's receiver is a tenant's), or where a run made before it scheduled them.
 const activities = () => outboundActivities<ConnectionPushActivities>({ legacy: PUSH_OPTIONS, outbound: PUSH_OPTIONS });
