@@ -81,7 +81,7 @@ export async function runDay(env: BenchEnv, opts: DayOptions): Promise<DayResult
     const endpoints = healthy.reduce((n, s) => n + s.endpoints.length, 0);
     const warm = await warmUp(env, receivers, healthy, opts);
     await env.settle();
-    const idleSec = env.quick ? 2 : 5;
+    const idleSec = env.quick ? 3 : 10;
     const idle = await idleCpu(groups, idleSec);
     const since = new Date(Date.now() - 1000).toISOString();
     const before = await openHistories(temporal);

@@ -21,7 +21,9 @@ import { fmt, median, summarize } from '../lib/stats.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const GOAL_NOTE = 'baseline = the goal of issue 22 (not a measurement), so the ratio reads as ours ÷ goal';
-const STEPS = [50, 100, 200, 400];
+// The issue's steps (50 → 100 → 200 → 400) with one more at 300: between 600 and 1,200 deliveries/s the
+// figure would otherwise jump over the goal of 900 without measuring it.
+const STEPS = [50, 100, 200, 300, 400];
 
 /** Orders at a constant rate, each to the next store in turn, for `seconds` (open loop). */
 async function steadyLoad(sender: OrderSender, stores: DayStore[], rate: number, seconds: number): Promise<void> {
@@ -36,7 +38,7 @@ async function steadyLoad(sender: OrderSender, stores: DayStore[], rate: number,
 }
 
 /**
- * Step load: 100 stores × 3 endpoints at 50 → 100 → 200 → 400 orders/s, each step 60 s (10 s in quick);
+ * Step load: 100 stores × 3 endpoints at 50 → 100 → 200 → 300 → 400 orders/s, each step 60 s (10 s in quick);
  * the figure is the deliveries/s of the highest step whose backlog stayed flat and whose p99 was ≤ 1 s.
  */
 export const webhookSustainedScenario: Scenario = {
