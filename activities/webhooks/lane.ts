@@ -11,6 +11,7 @@ import {
   claimDeliveries,
   loadPendingDeliveries,
   loadShardPendingDeliveries,
+  planAndClaimShardDeliveries,
   planShardDeliveries,
   planStoreDeliveries,
   recordDeliveryResults,
@@ -18,8 +19,10 @@ import {
   storeEventsWaiting,
   type AttemptOrigin,
   type AttemptResult,
+  type ClaimAsPlanned,
   type ClaimedDelivery,
   type LaneDelivery,
+  type PlannedDelivery,
 } from '../../services/webhooks/lane.js';
 import { openCircuitsOfShard, openCircuitsOfStore, recordCircuitChange, type OpenCircuit } from '../../services/webhooks/circuit.js';
 import { workflowIds } from '../../workflows/catalog.js';
@@ -70,6 +73,8 @@ interface RunScope {
   /** The lease key and NOTIFY payload (db/lanes.ts): the workflow id writers wake. */
   laneId: string;
   plan(em: EntityManager, limit: number): Promise<LaneDelivery[]>;
+  /** Plans and claims in one statement (a dispatcher's run with nothing queued); without it, plan then claim. */
+  planAndClaim?(em: EntityManager, limit: number, claim: ClaimAsPlanned): Promise<PlannedDelivery[]>;
   loadPending(em: EntityManager, limit: number): Promise<LaneDelivery[]>;
   eventsWaiting(em: EntityManager): Promise<boolean>;
   /** The endpoints whose circuit an earlier run left open: this run starts with them open. */
@@ -124,6 +129,7 @@ export function webhookLaneActivities(deps: ActivityDeps) {
       const scope: RunScope = {
         laneId: workflowIds.webhookDispatch(input.shard, input.shards),
         plan: (em, limit) => planShardDeliveries(em, input, limit),
+        planAndClaim: (em, limit, claim) => planAndClaimShardDeliveries(em, input, limit, claim),
         loadPending: (em, limit) => loadShardPendingDeliveries(em, input, limit),
         eventsWaiting: (em) => shardEventsWaiting(em, input),
         openCircuits: (em) => openCircuitsOfShard(em, input),
@@ -178,6 +184,8 @@ class LaneRun {
   private circuitOpen = 0;
   private made = 0;
   private readonly secrets = new Map<string, string>();
+  /** Deliveries the planning statement claimed, with their bodies, until the queue hands them out (at once). */
+  private readonly claimedAsPlanned = new Map<string, { claimed: ClaimedDelivery; body: Buffer }>();
   /** The keys that open endpoints' signing secrets (SECRETS_KEY, then SECRETS_KEY_PREVIOUS during a rotation). */
   private readonly openingKeys: Buffer[];
   private readonly attempts: LaneAttempt[] = [];
@@ -268,25 +276,34 @@ class LaneRun {
     }
     if (this.planNeeded) {
       this.planNeeded = false;
-      const planned = await this.scope.plan(this.em, this.tuning.batch);
+      const planned = await this.plan();
       this.queue.add(planned);
       if (planned.length >= this.tuning.batch) this.planNeeded = true;
     }
     await this.settleBehindOpenCircuits();
     const ready = this.queue.take(this.tuning.maxAttempts - this.claimed);
     if (ready.length === 0) return;
+    const toClaim = ready.filter((d) => !this.claimedAsPlanned.has(d.deliveryId));
     const claimed = new Map(
-      (
-        await claimDeliveries(
-          this.em,
-          ready.map((d) => d.deliveryId),
-          this.origin,
-        )
+      (toClaim.length
+        ? await claimDeliveries(
+            this.em,
+            toClaim.map((d) => d.deliveryId),
+            this.origin,
+          )
+        : []
       ).map((c) => [c.id, c]),
     );
     const bodies = new Map<string, Buffer>();
     for (const c of claimed.values()) if (c.payload !== null) bodies.set(c.eventId, webhookBody(c, c.payload));
     for (const d of ready) {
+      const asPlanned = this.claimedAsPlanned.get(d.deliveryId);
+      if (asPlanned) {
+        this.claimedAsPlanned.delete(d.deliveryId);
+        this.claimed++;
+        void this.attempt(d, asPlanned.claimed, asPlanned.body);
+        continue;
+      }
       const c = claimed.get(d.deliveryId);
       if (!c) {
         this.cancelled++;
@@ -297,6 +314,27 @@ class LaneRun {
       this.claimed++;
       void this.attempt(d, c, bodies.get(c.eventId)!);
     }
+  }
+
+  /**
+   * Plans new events. With nothing queued or in flight, the planning statement also claims each endpoint's
+   * first delivery (services/webhooks/lane.ts planAndClaimShardDeliveries): an isolated order then costs one
+   * statement before its POSTs, not two. It claims only what the queue hands out at once: every planned
+   * delivery fits the run's room and each store's limit, and no endpoint's circuit is open.
+   */
+  private async plan(): Promise<LaneDelivery[]> {
+    const { planAndClaim } = this.scope;
+    if (!planAndClaim || this.queue.inFlight > 0 || this.queue.waiting > 0) return this.scope.plan(this.em, this.tuning.batch);
+    const planned = await planAndClaim(this.em, this.tuning.batch, {
+      room: Math.min(this.tuning.limits.total, this.tuning.maxAttempts - this.claimed),
+      perStore: this.tuning.limits.perStore,
+      skipEndpoints: this.breakers.openEndpoints(),
+      by: this.origin,
+    });
+    const bodies = new Map<string, Buffer>();
+    for (const { claimed } of planned) if (claimed?.payload != null) bodies.set(claimed.eventId, webhookBody(claimed, claimed.payload));
+    for (const { claimed } of planned) if (claimed) this.claimedAsPlanned.set(claimed.id, { claimed, body: bodies.get(claimed.eventId)! });
+    return planned;
   }
 
   /** One delivery's single attempt; its outcome is recorded with others in one statement. */

@@ -89,6 +89,102 @@ export async function planShardDeliveries(em: EntityManager, s: StoreShard, limi
 }
 const PLAN_SHARD = prepared(planSql(SHARD_OF_STORE_SQL('$1', '$2'), '$3'));
 
+/**
+ * What a planning statement may claim as it plans (planAndClaimShardDeliveries): it claims only when every
+ * delivery it plans fits `room` (the run's free places) and each store's fit `perStore`, so the run's queue
+ * hands every claimed one out at once; never for `skipEndpoints` (circuits the run holds open).
+ */
+export interface ClaimAsPlanned {
+  room: number;
+  perStore: number;
+  skipEndpoints: string[];
+  by: AttemptOrigin;
+}
+
+/** A delivery just planned; `claimed` when the planning statement claimed it too (its attempt may start at once). */
+export interface PlannedDelivery extends LaneDelivery {
+  claimed: ClaimedDelivery | null;
+}
+
+/**
+ * planShardDeliveries for a run with nothing queued or in flight (an isolated order's case): the same
+ * statement also claims the first delivery of each endpoint, which that run's queue hands out at once,
+ * so the order's deliveries cost one statement and one commit instead of two (the claim's own). The rest
+ * stay pending and are claimed as usual. A delivery inserted claimed is as one claimed by CLAIM: a crash
+ * before its POST leaves it 'sending', settled by the sweep as cut off, never sent twice.
+ */
+export async function planAndClaimShardDeliveries(
+  em: EntityManager,
+  s: StoreShard,
+  limit: number,
+  claim: ClaimAsPlanned,
+): Promise<PlannedDelivery[]> {
+  const rows = await runPrepared<
+    PlannedRow &
+      Pick<WebhookEndpointRow, 'url' | 'secret_sealed'> &
+      Pick<OrderEventRow, 'traceparent'> & { claimed: boolean; payload: string | null }
+  >(em, PLAN_AND_CLAIM_SHARD, [
+    s.shard,
+    s.shards,
+    limit,
+    claim.room,
+    claim.perStore,
+    JSON.stringify(claim.skipEndpoints),
+    claim.by.workflowId,
+    claim.by.runId,
+    claim.by.activityId,
+  ]);
+  return rows.map((r) => ({
+    ...toDelivery(r),
+    claimed: r.claimed
+      ? {
+          id: r.id,
+          endpointId: r.endpoint_id,
+          url: r.url,
+          secretSealed: r.secret_sealed,
+          eventId: r.event_id,
+          eventType: r.event_type,
+          eventCreatedAt: new Date(r.created_at),
+          payload: r.payload,
+          traceparent: r.traceparent,
+        }
+      : null,
+  }));
+}
+// `pairs` is every (event, endpoint) to plan; `nth` = 1 marks an endpoint's first, the one an empty queue hands
+// out first. Claimed rows are inserted 'sending' with their origin (a CTE cannot update rows its sibling
+// inserts). Each claimed event's payload comes once, on its first claimed row.
+const PLAN_AND_CLAIM_SHARD = prepared(`with taken as (
+       update order_events set dispatched_at = now(), dispatch_count = dispatch_count + 1
+       where id in (
+         select id from order_events where ${SHARD_OF_STORE_SQL('$1', '$2')} and dispatched_at is null and not backfill
+         order by created_at, id limit $3 for update skip locked)
+       returning id, store_id, order_id, type, created_at, traceparent
+     ), pairs as (
+       select t.store_id, e.id as endpoint_id, t.id as event_id, t.type, t.order_id, t.created_at, t.traceparent, e.url, e.secret_sealed,
+         row_number() over (partition by e.id order by t.created_at, t.id) as nth,
+         count(*) over (partition by t.store_id) as of_store
+       from taken t join webhook_endpoints e
+         on e.store_id = t.store_id and e.active and e.deleted_at is null and (t.type = any(e.events) or '*' = any(e.events))
+     ), fits as (
+       select count(*) <= $4::int and coalesce(max(of_store), 0) <= $5::int as ok from pairs
+     ), planned as (
+       insert into webhook_deliveries (id, store_id, endpoint_id, event_id, event_type, order_id, created_at, status, attempted_at, workflow_id, run_id, activity_id)
+       select gen_random_uuid(), p.store_id, p.endpoint_id, p.event_id, p.type, p.order_id, p.created_at,
+         case when p.claim then 'sending' else 'pending' end, case when p.claim then now() end,
+         case when p.claim then $7 end, case when p.claim then $8 end, case when p.claim then $9 end
+       from (select pairs.*, nth = 1 and (select ok from fits) and endpoint_id <> all(array(select jsonb_array_elements_text($6::jsonb)::uuid)) as claim
+             from pairs) p
+       on conflict (event_id, endpoint_id) where replay_of is null do nothing
+       returning id, store_id, event_id, event_type, endpoint_id, order_id, created_at, status = 'sending' as claimed
+     )
+     select d.id, d.store_id, d.created_at, d.event_id, d.event_type, d.endpoint_id, d.order_id, d.claimed,
+       p.url, p.secret_sealed, p.traceparent,
+       case when d.claimed and row_number() over (partition by d.event_id, d.claimed order by d.id) = 1
+         then (select ev.payload::text from order_events ev where ev.id = d.event_id) end as payload
+     from planned d join pairs p on p.event_id = d.event_id and p.endpoint_id = d.endpoint_id
+     order by d.created_at, d.event_id, d.endpoint_id`);
+
 /** The shard's deliveries still pending (planned by an earlier run that stopped), oldest first. */
 export async function loadShardPendingDeliveries(em: EntityManager, s: StoreShard, limit: number): Promise<LaneDelivery[]> {
   return (await runPrepared<PlannedRow>(em, PENDING_SHARD, [s.shard, s.shards, limit])).map(toDelivery);
