@@ -127,6 +127,14 @@ export type VersionedRow = UpsertRow & { version: number };
  */
 export type WrittenRow = Pick<OrderRow, 'id' | 'created_at' | 'updated_at'> & { inserted: boolean };
 
+/** A write's CTEs (no leading `with`), `?` placeholders: `written` (the rows, on conflict as given), then their events. */
+const writtenCtes = (onConflict: string) => `written as (
+     insert into orders as o (store_id, origin, source, connection_id, ${UPSERT_COLUMNS.join(', ')}, version)
+     select ?::uuid, ?, ?, ?::uuid, ${SELECTED.join(', ')}, x.version from jsonb_to_recordset(?::jsonb) as x(${COLUMNS}, version integer)
+     on conflict (store_id, origin, external_id) where external_id is not null ${onConflict}
+     returning o.id, o.created_at, o.updated_at, (o.xmax = 0) as inserted
+   ), ${eventWritesCtes('written')}`;
+
 /**
  * The order write, one statement: the INSERT … ON CONFLICT of the rows (JSON), then their events,
  * status history, notices and the dispatcher's wake-up (services/orders/events.ts), only for the rows
@@ -137,16 +145,11 @@ export type WrittenRow = Pick<OrderRow, 'id' | 'created_at' | 'updated_at'> & { 
  * A shop that connected again takes its orders over (connection_id), even when their content is the same.
  */
 const WRITE = prepared(
-  numbered(`with written as (
-     insert into orders as o (store_id, origin, source, connection_id, ${UPSERT_COLUMNS.join(', ')}, version)
-     select ?::uuid, ?, ?, ?::uuid, ${SELECTED.join(', ')}, x.version from jsonb_to_recordset(?::jsonb) as x(${COLUMNS}, version integer)
-     on conflict (store_id, origin, external_id) where external_id is not null do update set
+  numbered(`with ${writtenCtes(`do update set
        ${UPDATED.map((c) => `${c} = excluded.${c}`).join(', ')}, connection_id = excluded.connection_id, updated_at = now(), version = excluded.version
      where o.id = excluded.id and o.version + 1 = excluded.version
        and (o.content_hash <> excluded.content_hash or o.connection_id is distinct from excluded.connection_id)
-       and (excluded.source_updated_at is null or o.source_updated_at is null or excluded.source_updated_at >= o.source_updated_at)
-     returning o.id, o.created_at, o.updated_at, (o.xmax = 0) as inserted
-   ), ${eventWritesCtes('written')}
+       and (excluded.source_updated_at is null or o.source_updated_at is null or excluded.source_updated_at >= o.source_updated_at)`)}
    select id, created_at, updated_at, inserted, (select count(*) from notified)::int as notified from written`),
 );
 
@@ -168,4 +171,61 @@ export async function writeOrders(
   ]);
   for (const row of written) delete row.notified;
   return written;
+}
+
+/** True when the risk flags of this input need the earlier orders of its phone (readHeld counts them). */
+export const needsPhoneHistory = (facts: OrderFacts) => Boolean(facts.is_cod && facts.customer_phone_key);
+
+/**
+ * WRITE for rows made as new orders (version 1, a fresh id) without reading first, and, in the same
+ * statement, the held copies of the round's external ids as they were before it: a new order is then one
+ * statement, and an order that exists costs what it did (this read, then WRITE). The insert leaves a held
+ * copy alone (on conflict do nothing: no lock, no WAL, so no flush to disk at commit for an order that
+ * exists), and `held` reads the statement's snapshot, taken before the insert. The two kinds of row share one shape:
+ * every orders column (those of a written row other than its id and timestamps are null), its kind, and
+ * whether it was inserted.
+ */
+const WRITE_AS_NEW = prepared(
+  numbered(`with held as (
+     select ${ORDER_COLUMNS.join(', ')} from orders
+     where store_id = (select ?::uuid) and origin = ? and external_id in (select jsonb_array_elements_text(?::jsonb))
+   ), ${writtenCtes('do nothing')}
+   select 'written' as kind, w.inserted, (select count(*) from notified)::int as notified,
+     ${ORDER_COLUMNS.map((c) => (['id', 'created_at', 'updated_at'].includes(c) ? `w.${c}` : `null as ${c}`)).join(', ')}
+   from written w
+   union all
+   select 'held', false, null, ${ORDER_COLUMNS.map((c) => `h.${c}`).join(', ')} from held h`),
+);
+
+/** writeNewOrders' answer: the rows it wrote (inserted, all of them), and the held copies it found instead. */
+export interface NewOrdersWrite {
+  written: Map<string, WrittenRow>;
+  held: Map<string, OrderRow>;
+}
+
+/** Writes the round's rows as new orders (see WRITE_AS_NEW), with their events and history lines, in one statement. */
+export async function writeNewOrders(
+  run: RunStatement,
+  sender: OrderSender,
+  rows: VersionedRow[],
+  events: NewOrderEvent[],
+  lines: StatusLine[],
+): Promise<NewOrdersWrite> {
+  const answer = await run<OrderRow & { kind: 'written' | 'held'; inserted: boolean; notified: number | null }>(WRITE_AS_NEW, [
+    sender.storeId,
+    sender.origin,
+    JSON.stringify(rows.map((r) => r.external_id)),
+    sender.storeId,
+    sender.origin,
+    sender.source,
+    sender.connectionId,
+    JSON.stringify(rows),
+    ...eventWritesValues(events, lines),
+  ]);
+  const result: NewOrdersWrite = { written: new Map(), held: new Map() };
+  for (const { kind, inserted, notified: _n, ...row } of answer) {
+    if (kind === 'written') result.written.set(row.id, { id: row.id, created_at: row.created_at, updated_at: row.updated_at, inserted });
+    else result.held.set(row.external_id!, row);
+  }
+  return result;
 }

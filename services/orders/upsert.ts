@@ -12,12 +12,16 @@ import type { OrderSender } from './sender.js';
 import {
   byExternalIdOrder,
   inTransaction,
+  needsPhoneHistory,
   onPool,
   readHeld,
   toRow,
+  writeNewOrders,
   writeOrders,
+  type PhoneHistory,
   type RunStatement,
   type VersionedRow,
+  type WrittenRow,
 } from './upsert-rows.js';
 
 /** One input's result in a batch: its upsert result, or the mistake that kept it out (a result, not an error). */
@@ -159,21 +163,60 @@ async function applyOnce(
   round: OrderFacts[],
   backfill: boolean,
 ): Promise<(ItemOutcome | typeof RETRY)[]> {
-  const { held, history } = await readHeld(run, sender, round);
-  const writes: { index: number; facts: OrderFacts; old: OrderRow | null; row: VersionedRow }[] = [];
-  const outcomes: (ItemOutcome | typeof RETRY)[] = round.map((facts, index) => {
-    const old = held.get(facts.external_id) ?? null;
-    const reason = unchangedReason(facts, old);
-    // The same content from a new connection of the same shop (reconnected) still moves the order to it.
-    if (old && (reason === 'stale' || (reason === 'same' && old.connection_id === sender.connectionId))) {
-      return outcomeOf(facts, { order: presentOrder(old, sender.publicUrl), action: 'unchanged' });
+  // First try, and no risk flag needs a phone's earlier orders: write every input as a new order, reading
+  // the held copies in the same statement; only the orders found held are written again (WRITE, as after readHeld).
+  if (!locked && !round.some(needsPhoneHistory)) {
+    const outcomes: (ItemOutcome | typeof RETRY)[] = new Array(round.length).fill(RETRY);
+    const asNew = changesOf(
+      round.map((facts, index) => ({ index, facts, old: null })),
+      sender,
+      new Map(),
+      backfill,
+    );
+    const { written, held } = await writeNewOrders(
+      run,
+      sender,
+      byExternalIdOrder(asNew.writes.map((w) => w.row)),
+      asNew.events,
+      asNew.lines,
+    );
+    const rest: number[] = [];
+    for (const { index, facts, row } of asNew.writes) {
+      const stored = written.get(row.id);
+      if (stored) outcomes[index] = writtenOutcome(facts, row, null, stored, sender);
+      // Neither written nor held: another request created the order meanwhile (RETRY: the locked try).
+      else if (held.has(facts.external_id)) rest.push(index);
     }
-    const row = { ...toRow(facts, old, history.get(facts.customer_phone_key ?? ''), sender), version: (old?.version ?? 0) + 1 };
-    writes.push({ index, facts, old, row });
-    return RETRY;
-  });
-  if (writes.length === 0) return outcomes;
+    if (rest.length === 0) return outcomes;
+    const again = await applyChanges(
+      run,
+      locked,
+      sender,
+      rest.map((i) => round[i]!),
+      held,
+      new Map(),
+      backfill,
+    );
+    for (const [j, outcome] of again.entries()) outcomes[rest[j]!] = outcome;
+    return outcomes;
+  }
+  const { held, history } = await readHeld(run, sender, round);
+  return applyChanges(run, locked, sender, round, held, history, backfill);
+}
 
+/** What a round writes: each changed input's row, and the events and status history lines of those rows. */
+function changesOf(
+  inputs: { index: number; facts: OrderFacts; old: OrderRow | null }[],
+  sender: OrderSender,
+  history: Map<string, PhoneHistory>,
+  backfill: boolean,
+) {
+  const writes = inputs.map(({ index, facts, old }) => ({
+    index,
+    facts,
+    old,
+    row: { ...toRow(facts, old, history.get(facts.customer_phone_key ?? ''), sender), version: (old?.version ?? 0) + 1 } as VersionedRow,
+  }));
   // The events and history lines are decided before the write, on the row as it will be: the statement
   // keeps those of the rows it wrote, and gives each snapshot the row's created_at and updated_at.
   const events: NewOrderEvent[] = [];
@@ -185,6 +228,33 @@ async function applyOnce(
     }
     if (!old || old.status !== row.status) lines.push({ orderId: row.id, status: row.status, comment: null, actor: sender.actor });
   }
+  return { writes, events, lines };
+}
+
+/** Applies the round against the held copies (and phone histories) read: unchanged inputs answer at once, the others are written. */
+async function applyChanges(
+  run: RunStatement,
+  locked: boolean,
+  sender: OrderSender,
+  round: OrderFacts[],
+  held: Map<string, OrderRow>,
+  history: Map<string, PhoneHistory>,
+  backfill: boolean,
+): Promise<(ItemOutcome | typeof RETRY)[]> {
+  const changed: { index: number; facts: OrderFacts; old: OrderRow | null }[] = [];
+  const outcomes: (ItemOutcome | typeof RETRY)[] = round.map((facts, index) => {
+    const old = held.get(facts.external_id) ?? null;
+    const reason = unchangedReason(facts, old);
+    // The same content from a new connection of the same shop (reconnected) still moves the order to it.
+    if (old && (reason === 'stale' || (reason === 'same' && old.connection_id === sender.connectionId))) {
+      return outcomeOf(facts, { order: presentOrder(old, sender.publicUrl), action: 'unchanged' });
+    }
+    changed.push({ index, facts, old });
+    return RETRY;
+  });
+  if (changed.length === 0) return outcomes;
+
+  const { writes, events, lines } = changesOf(changed, sender, history, backfill);
   const written = new Map(
     (await writeOrders(run, sender, byExternalIdOrder(writes.map((w) => w.row)), events, lines)).map((row) => [row.id, row]),
   );
@@ -194,17 +264,20 @@ async function applyOnce(
     // the copy, to the microsecond), so it is unchanged. Otherwise another request created or changed
     // the order meanwhile, and RETRY stays.
     if (!stored && locked && old) outcomes[index] = outcomeOf(facts, { order: presentOrder(old, sender.publicUrl), action: 'unchanged' });
-    else if (stored)
-      outcomes[index] = outcomeOf(facts, {
-        order: presentOrder(
-          { ...rowAsWritten(row, old, sender), created_at: stored.created_at, updated_at: stored.updated_at },
-          sender.publicUrl,
-        ),
-        action: stored.inserted ? 'created' : 'updated',
-      });
+    else if (stored) outcomes[index] = writtenOutcome(facts, row, old, stored, sender);
   }
   return outcomes;
 }
+
+/** A written row's outcome: the row as sent with the timestamps the database gave it. */
+const writtenOutcome = (facts: OrderFacts, row: VersionedRow, old: OrderRow | null, stored: WrittenRow, sender: OrderSender) =>
+  outcomeOf(facts, {
+    order: presentOrder(
+      { ...rowAsWritten(row, old, sender), created_at: stored.created_at, updated_at: stored.updated_at },
+      sender.publicUrl,
+    ),
+    action: stored.inserted ? 'created' : 'updated',
+  });
 
 // Stands in for the database's clock in the snapshot until the write sets created_at and updated_at.
 const NOT_YET = new Date(0);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PostgreSqlConnection } from '@mikro-orm/postgresql';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
-import { orderBody, ordersApi } from './fixtures.js';
+import { orderBody, ordersApi, sql } from './fixtures.js';
 
 // Issue 25: an order write is at most 3 SQL statements (BEGIN and COMMIT count), the API key check and
 // its rate-limit counter included. Counted where they leave the API: every query the pg client sends.
@@ -78,5 +78,47 @@ describe('one order write is at most 3 SQL statements', () => {
   it('the same order again (unchanged) writes nothing but the key check', async () => {
     const statements = await statementsOf(() => api.post({ ...body, note: 'ring twice' }), 200);
     expect(statements.length, statements.join('\n')).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('an order no risk flag needs a phone history for is written as new without reading first', () => {
+  // Paid by card: no cash-on-delivery flags, so nothing is read before the write.
+  const body = orderBody({ payment: { is_cod: false, method: 'stripe', method_title: 'Credit card', status: 'paid' } });
+  let orderId = '';
+  const eventsOf = (id: string) =>
+    sql<{ type: string }>(t, 'select type from order_events where order_id = ? order by created_at, type', [id]).then((r) =>
+      r.map((e) => e.type),
+    );
+
+  it('a new order: the key check and one write, with its events and its history line', async () => {
+    let answer: { statusCode: number; json(): { action: string; order: { id: string; version?: number } } } | undefined;
+    const statements = await statementsOf(async () => (answer = await api.post(body)), 201);
+    expect(statements.length, statements.join('\n')).toBe(2);
+    expect(answer!.json().action).toBe('created');
+    orderId = answer!.json().order.id;
+    expect(await eventsOf(orderId)).toEqual(['order.created', 'order.paid']);
+    const history = await sql<{ status: string }>(t, 'select status from order_status_history where order_id = ?', [orderId]);
+    expect(history.map((h) => h.status)).toEqual(['pending']);
+  });
+
+  it('an update: the write finds the held copy instead, and the update is written after it (3 statements)', async () => {
+    const before = await sql<{ version: number; created_at: Date }>(t, 'select version, created_at from orders where id = ?', [orderId]);
+    let answer: { json(): { action: string; order: { id: string; note: string | null } } } | undefined;
+    const statements = await statementsOf(async () => (answer = await api.post({ ...body, note: 'ring twice' })) as never, 200);
+    expect(statements.length, statements.join('\n')).toBe(3);
+    expect(answer!.json()).toMatchObject({ action: 'updated', order: { id: orderId, note: 'ring twice' } });
+    const [after] = await sql<{ version: number; created_at: Date }>(t, 'select version, created_at from orders where id = ?', [orderId]);
+    expect(after!.version).toBe(before[0]!.version + 1);
+    expect(after!.created_at).toEqual(before[0]!.created_at);
+    expect(await eventsOf(orderId)).toEqual(['order.created', 'order.paid', 'order.updated']);
+    expect(await sql(t, 'select 1 from orders where store_id = ? and external_id = ?', [s.store.id, body.external_id])).toHaveLength(1);
+  });
+
+  it('the same order again: unchanged, nothing written (2 statements)', async () => {
+    let answer: { json(): { action: string } } | undefined;
+    const statements = await statementsOf(async () => (answer = await api.post({ ...body, note: 'ring twice' })) as never, 200);
+    expect(statements.length, statements.join('\n')).toBe(2);
+    expect(answer!.json().action).toBe('unchanged');
+    expect(await eventsOf(orderId)).toEqual(['order.created', 'order.paid', 'order.updated']);
   });
 });
