@@ -135,6 +135,16 @@ const writtenCtes = (onConflict: string) => `written as (
      returning o.id, o.created_at, o.updated_at, (o.xmax = 0) as inserted
    ), ${eventWritesCtes('written')}`;
 
+/** The values of writtenCtes' `?`, in order: the sender's columns, the rows (JSON), then their events' (eventWritesValues). */
+const writtenValues = (sender: OrderSender, rows: VersionedRow[], events: NewOrderEvent[], lines: StatusLine[]) => [
+  sender.storeId,
+  sender.origin,
+  sender.source,
+  sender.connectionId,
+  JSON.stringify(rows),
+  ...eventWritesValues(events, lines),
+];
+
 /**
  * The order write, one statement: the INSERT … ON CONFLICT of the rows (JSON), then their events,
  * status history, notices and the dispatcher's wake-up (services/orders/events.ts), only for the rows
@@ -161,14 +171,7 @@ export async function writeOrders(
   events: NewOrderEvent[],
   lines: StatusLine[],
 ): Promise<WrittenRow[]> {
-  const written = await run<WrittenRow & { notified?: number }>(WRITE, [
-    sender.storeId,
-    sender.origin,
-    sender.source,
-    sender.connectionId,
-    JSON.stringify(rows),
-    ...eventWritesValues(events, lines),
-  ]);
+  const written = await run<WrittenRow & { notified?: number }>(WRITE, writtenValues(sender, rows, events, lines));
   for (const row of written) delete row.notified;
   return written;
 }
@@ -215,12 +218,7 @@ export async function writeNewOrders(
     sender.storeId,
     sender.origin,
     JSON.stringify(rows.map((r) => r.external_id)),
-    sender.storeId,
-    sender.origin,
-    sender.source,
-    sender.connectionId,
-    JSON.stringify(rows),
-    ...eventWritesValues(events, lines),
+    ...writtenValues(sender, rows, events, lines),
   ]);
   const result: NewOrdersWrite = { written: new Map(), held: new Map() };
   for (const { kind, inserted, notified: _n, ...row } of answer) {
