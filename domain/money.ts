@@ -2,7 +2,6 @@
 // Floats never take part in arithmetic; numbers are read and written via their decimal string.
 
 export const MONEY_SCALE = 4;
-const UNIT = 10n ** BigInt(MONEY_SCALE);
 
 /**
  * Largest magnitude accepted, in units: 99,999,999,999.9999. Fifteen significant digits is what
@@ -11,12 +10,18 @@ const UNIT = 10n ** BigInt(MONEY_SCALE);
 export const MAX_MONEY_UNITS = 10n ** 15n - 1n;
 
 const DECIMAL = /^([+-]?)(\d*)(?:\.(\d*))?(?:e([+-]?\d+))?$/i;
+// What nearly every amount looks like (String(19.99) is "19.99"): no sign, no exponent, at most 11 whole
+// digits and 4 decimals, so always in range. Read as one bigint without DECIMAL's general steps (a
+// 200-item order reads 400 amounts per request).
+const PLAIN = /^(\d{1,11})(?:\.(\d{1,4}))?$/;
 
 /** Exact units for a decimal number or string; RangeError for NaN, Infinity, > 4 decimals or out of range. */
 export function toUnits(value: number | string): bigint {
   if (typeof value === 'number' && !Number.isFinite(value)) throw new RangeError('amount must be a finite number');
   // String(n) is the shortest decimal that reads back as the same double: 19.99 → "19.99".
   const text = typeof value === 'number' ? String(value) : value.trim();
+  const plain = PLAIN.exec(text);
+  if (plain) return BigInt(plain[1]! + (plain[2] ?? '').padEnd(MONEY_SCALE, '0'));
   const match = DECIMAL.exec(text);
   const [, sign = '', intPart = '', fracPart = '', expPart] = match ?? [];
   if (!match || intPart + fracPart === '') throw new RangeError(`amount "${text.slice(0, 40)}" is not a decimal number`);
@@ -43,11 +48,12 @@ function outOfRange(text: string): RangeError {
 }
 
 function split(units: bigint): { sign: string; whole: string; fraction: string } {
-  const abs = units < 0n ? -units : units;
+  // The digits of the units with the point put in as text: no bigint division per amount.
+  const digits = String(units < 0n ? -units : units).padStart(MONEY_SCALE + 1, '0');
   return {
     sign: units < 0n ? '-' : '',
-    whole: String(abs / UNIT),
-    fraction: String(abs % UNIT).padStart(MONEY_SCALE, '0'),
+    whole: digits.slice(0, -MONEY_SCALE),
+    fraction: digits.slice(-MONEY_SCALE),
   };
 }
 

@@ -9,6 +9,10 @@ describe('reading amounts', () => {
     expect(toUnits(-5)).toBe(-50_000n);
     expect(toUnits(0.0001)).toBe(1n);
     expect(toUnits(' 7 ')).toBe(70_000n);
+    expect(toUnits('007.5')).toBe(75_000n);
+    expect(toUnits(12.345)).toBe(123_450n);
+    expect(toUnits('12.')).toBe(120_000n);
+    expect(toUnits('.25')).toBe(2_500n);
   });
 
   it('PostgreSQL numeric strings read back, extra zero decimals included', () => {
@@ -58,6 +62,9 @@ describe('writing amounts', () => {
   it('numeric column strings carry four decimals', () => {
     expect(toNumericString(199_900n)).toBe('19.9900');
     expect(toNumericString(-5_000n)).toBe('-0.5000');
+    expect(toNumericString(1n)).toBe('0.0001');
+    expect(toNumericString(0n)).toBe('0.0000');
+    expect(toNumericString(MAX_MONEY_UNITS)).toBe('99999999999.9999');
     expect(toNumericString(0n)).toBe('0.0000');
     expect(toNumericString(1n)).toBe('0.0001');
   });
