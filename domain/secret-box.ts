@@ -1,12 +1,21 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 
 // AES-256-GCM: confidentiality and integrity; the version prefix leaves room for key rotation.
 const VERSION = 'v1';
 
+// A key given as bytes is made into a key object on every cipher: the worker opens an endpoint's secret per
+// delivery, so each key's object is made once and kept as long as its buffer (the config's) lives.
+const keyObjects = new WeakMap<Buffer, KeyObject>();
+function keyObject(key: Buffer): KeyObject {
+  let made = keyObjects.get(key);
+  if (!made) keyObjects.set(key, (made = createSecretKey(key)));
+  return made;
+}
+
 /** Encrypts a secret for storage: `v1.<iv>.<tag>.<ciphertext>` in base64url. */
 export function sealSecret(key: Buffer, plain: string): string {
   const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const cipher = createCipheriv('aes-256-gcm', keyObject(key), iv);
   const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
   return [VERSION, iv, cipher.getAuthTag(), body].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
 }
@@ -25,7 +34,7 @@ export function openSecretWith(keys: Buffer | readonly Buffer[], sealed: string)
   if (version !== VERSION || !iv || !tag || body === undefined) throw new Error('not a sealed secret');
   const list = Buffer.isBuffer(keys) ? [keys] : keys;
   for (const [keyIndex, key] of list.entries()) {
-    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+    const decipher = createDecipheriv('aes-256-gcm', keyObject(key), Buffer.from(iv, 'base64url'));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     try {
       return { plain: Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8'), keyIndex };
