@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { cleanup, installExitHandlers, isStopping } from './lib/cleanup.js';
 import { setUp } from './lib/environment.js';
+import { checkpoint } from './lib/database.js';
 import { repoRoot } from './lib/processes.js';
 import { buildReport, formatTable, writeReport, type ScenarioEntry } from './lib/report.js';
 import type { Scenario } from './lib/scenario.js';
@@ -149,7 +150,7 @@ async function main(): Promise<number> {
   let failures = 0;
   for (const scenario of scenarios) {
     const t0 = Date.now();
-    log(`${scenario.id}: starting`);
+    log(`${scenario.id}: starting (${await checkpoint(env.pool)})`);
     try {
       results[scenario.id] = await scenario.run(env);
       const r = results[scenario.id]!;
