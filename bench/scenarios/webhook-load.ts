@@ -21,9 +21,11 @@ import { fmt, median, summarize } from '../lib/stats.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const GOAL_NOTE = 'baseline = the goal of issue 22 (not a measurement), so the ratio reads as ours ÷ goal';
-// The issue's steps (50 → 100 → 200 → 400) with one more at 300: between 600 and 1,200 deliveries/s the
-// figure would otherwise jump over the goal of 900 without measuring it.
-const STEPS = [50, 100, 200, 300, 400];
+// The issue's steps (50 → 100 → 200 → 400) with two more: at 300, or between 600 and 1,200 deliveries/s the
+// figure would jump over the goal of 900 without measuring it; at 350, because a step's figure is what arrived
+// during it, which is a hair under what it offered (the last orders' deliveries land after its end: 899.9 of
+// 900 at 300 orders/s), so a step that merely meets 900 reads as a miss, and one above it says whether it is met.
+const STEPS = [50, 100, 200, 300, 350, 400];
 
 /** Orders at a constant rate, each to the next store in turn, for `seconds` (open loop). */
 async function steadyLoad(sender: OrderSender, stores: DayStore[], rate: number, seconds: number): Promise<void> {
