@@ -8,7 +8,7 @@ with k as (
 ), touched as (
   update api_keys set last_used_at = now()
   where id in (select id from k) and (last_used_at is null or last_used_at < now() - interval '1 minute')
-), w as (select date_trunc('minute', now()) as ws, set_config('synchronous_commit', 'off', true) as async_commit),
+), w as (select date_trunc('minute', now()) as ws),
 b as (
   select 'key:' || k.id as bucket from k
   union all

@@ -21,11 +21,7 @@ export interface KeyHit {
 // One statement: find the live key and its store's plan, and bump the key's counter (and, for a
 // publishable key, the visitor's) for the current minute, and note when the key was last used (to the minute). Row locks of the upsert make it exact under concurrency.
 // Prepared: PostgreSQL spent more CPU parsing and planning this statement than running it.
-// Its commit does not wait for the WAL to reach the disk (synchronous_commit off for this statement's own
-// transaction only): every request, reads included, commits this counter, and a crash of PostgreSQL can lose
-// at most its last few hundred ms of counts and last_used_at, which no rule needs kept. The order writes that
-// follow on the same connection commit synchronously as before (test/security/key-count-commit.test.ts).
-export const KEY_AND_COUNT = prepared(`
+const KEY_AND_COUNT = prepared(`
 with k as (
   select k.id, k.kind, k.scopes, k.origins, k.connection_id, k.store_id,
     s.plan, s.paid_until, s.slug, s.name, s.currency, s.mode, s.published, s.standard_delivery_fee, c.platform, c.shop_host
@@ -34,7 +30,7 @@ with k as (
 ), touched as (
   update api_keys set last_used_at = now()
   where id in (select id from k) and (last_used_at is null or last_used_at < now() - interval '1 minute')
-), w as (select date_trunc('minute', now()) as ws, set_config('synchronous_commit', 'off', true) as async_commit),
+), w as (select date_trunc('minute', now()) as ws),
 b as (
   select 'key:' || k.id as bucket from k
   union all
