@@ -73,9 +73,9 @@ export interface WorkerHandle {
 
 /**
  * Runs the Temporal workers and the outbox relay until stopped, and makes sure the housekeeping
- * schedules exist: on TEMPORAL_TASK_QUEUE every workflow (one worker) and the activities of internal
- * timers and the webhook dispatchers (another), and on `<queue>-outbound` the activities that call
- * tenants' receivers, with each store's budget (the outbound worker), each queue with slots of its own. When Temporal is unreachable it
+ * schedules exist: the internal worker (every workflow, and the activities of internal timers) on
+ * TEMPORAL_TASK_QUEUE, and the outbound worker (the activities that call tenants' receivers, with each
+ * store's budget) on `<queue>-outbound`, each with slots of its own. When Temporal is unreachable it
  * keeps retrying; the relay keeps rows waiting in the meantime.
  */
 export function startWorker({
@@ -127,26 +127,16 @@ export function startWorker({
     () => true,
     () => false,
   );
-  // Resolved when all the workers poll (the workflows' worker is the last). The relay waits for it: a workflow it starts before any worker
+  // Resolved when both workers first poll. The relay waits for it: a workflow it starts before any worker
   // polls waits on the task queue's backlog (2 s in some starts, seen in a dispatcher's history) instead
   // of being handed straight to a waiting poll.
   let firstPoll!: () => void;
   const polling = new Promise<void>((resolve) => (firstPoll = resolve));
 
-  // Runs a made worker; when one stops (an error, a shutdown), the others are stopped too, and the loop
-  // makes them all again.
-  const runWorker = (w: Worker) =>
-    w.run().finally(() => {
-      for (const other of workers) if (other !== w && other.getState() === 'RUNNING') other.shutdown();
-    });
-
   const loop = (async () => {
     while (!stopping) {
-      let connection: NativeConnection | undefined;
-      let everyWorker: Promise<PromiseSettledResult<Worker>[]> = Promise.resolve([]);
-      const runs: Promise<void>[] = [];
       try {
-        connection = await NativeConnection.connect({ address: config.temporalAddress });
+        const connection = await NativeConnection.connect({ address: config.temporalAddress });
         // Made while the workers are created (each is a few round trips; the workflow bundle's load is the
         // longest step of a start): a restarted worker polls, and sends what waits, sooner.
         const searchAttributes = ensureSearchAttributes(clientConnection, config.temporalNamespace);
@@ -166,33 +156,13 @@ export function startWorker({
             : {};
         const deps = { orm, config, laneWakeups, metrics, circuit, stopping: laneRunsEnd.signal };
         const bundle = await workflowBundle(tracing);
-        // Three workers, made at once. The internal task queue has two: one runs the workflows, one the
-        // activities (same queue, same slots as when one worker ran both). The two activity workers have no
-        // workflow bundle to load and are made in about 0.1 s, where the workflows' worker takes about 0.5 s:
-        // they poll as soon as the schema is migrated, so a restarted worker's webhook dispatchers, handed
-        // over by the worker before it (activities/lane-lease.ts handOverToNextWorker), send what waited
-        // while the workflows still load (cold-start-worker in npm run bench).
-        const workflowsMade = Worker.create({
-          connection,
-          namespace: config.temporalNamespace,
-          taskQueue: config.taskQueue,
-          identity: `${process.pid}@${hostname()} workflows`,
-          workflowBundle: bundle,
-          // Each cached workflow keeps an isolate context; 500 took the worker past 1 GB in the webhook benchmark.
-          maxCachedWorkflows: 100,
-          // A workflow's next task waits this long on the queue of the worker that ran its last one before any
-          // worker may take it (10 s by default). When that worker has stopped or died (a deploy, a crash), every
-          // workflow it ran waited the full 10 s: a dispatcher whose run ended at the stop delivered 10 s late.
-          stickyQueueScheduleToStartTimeout: STICKY_TIMEOUT,
-          shutdownGraceTime: '5s',
-          ...(tracing ? { sinks: tracing.sinks } : {}),
-        });
-        const activityWorkersMade = [
+        // Both workers are made at once: the outbound one has no workflows and is ready long before the other.
+        const made = await Promise.allSettled([
           Worker.create({
             connection,
             namespace: config.temporalNamespace,
             taskQueue: config.taskQueue,
-            identity: `${process.pid}@${hostname()} internal activities`,
+            workflowBundle: bundle,
             // Every activity: workflows started before the outbound queue existed keep scheduling their
             // sends here (workflows/outbound/queue.ts); new ones send on the outbound queue only.
             activities: createActivities(deps),
@@ -200,8 +170,15 @@ export function startWorker({
             ...activityInterceptors,
             // Internal timers and housekeeping: short database work, never a tenant's receiver.
             maxConcurrentActivityTaskExecutions: tuning.internalSlots,
+            // Each cached workflow keeps an isolate context; 500 took the worker past 1 GB in the webhook benchmark.
+            maxCachedWorkflows: 100,
+            // A workflow's next task waits this long on the queue of the worker that ran its last one before any
+            // worker may take it (10 s by default). When that worker has stopped or died (a deploy, a crash), every
+            // workflow it ran waited the full 10 s: a dispatcher whose run ended at the stop delivered 10 s late.
+            stickyQueueScheduleToStartTimeout: STICKY_TIMEOUT,
             maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
             shutdownGraceTime: '5s',
+            ...(tracing ? { sinks: tracing.sinks } : {}),
           }),
           Worker.create({
             connection,
@@ -216,48 +193,45 @@ export function startWorker({
             maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
             shutdownGraceTime: '5s',
           }),
-        ];
-        everyWorker = Promise.allSettled([workflowsMade, ...activityWorkersMade]);
-        // Each worker made is run (or, when the loop ends first, disposed of) by this pass of the loop.
-        const activityWorkers = await Promise.all(activityWorkersMade);
-        workers.push(...activityWorkers);
-        if (!(await migrated)) stopping = true;
-        if (!stopping) for (const w of activityWorkers) runs.push(runWorker(w));
-        const workflowWorker = await workflowsMade;
-        workers.push(workflowWorker);
+        ]);
+        workers = made.flatMap((m) => (m.status === 'fulfilled' ? [m.value] : []));
+        const notMade = made.find((m) => m.status === 'rejected');
+        if (notMade) throw notMade.reason;
         await searchAttributes;
         // The schedules are not awaited: housekeeping never holds the first delivery back.
         void schedules;
-        // Stopped while the workers were being made (npm start failing at its listener): the made ones must
-        // not start running now, or stop() would wait on them for ever; the ones running stop.
-        if (stopping) break;
-        // An activity worker that stopped already (an error) stops this pass: the loop makes them all again.
-        if (activityWorkers.some((w) => w.getState() !== 'RUNNING'))
-          throw new Error('a Temporal worker stopped while the others were being made');
-        runs.push(runWorker(workflowWorker));
+        if (!(await migrated)) stopping = true;
+        // Stopped while the workers were being made (npm start failing at its listener): they must not start
+        // running now, or stop() would wait on them for ever.
+        // A made worker holds native resources until it has run: run it to its end at once.
+        if (stopping) {
+          await Promise.all(workers.map((w) => w.runUntil(Promise.resolve()).catch(() => undefined)));
+          await connection.close().catch(() => undefined);
+          break;
+        }
         log.info(
           // ms since the process started: how long a restarted worker keeps deliveries waiting (docs/operations.md).
           { taskQueue: config.taskQueue, outboundTaskQueue: outboundTaskQueue(config.taskQueue), sinceProcessStartMs: sinceProcessStart() },
           'temporal worker running (internal and outbound)',
         );
+        // One stops (an error, a shutdown): the other is stopped too, and the loop makes both again.
+        const running = Promise.allSettled(
+          workers.map((w) =>
+            w.run().finally(() => {
+              for (const other of workers) if (other !== w && other.getState() === 'RUNNING') other.shutdown();
+            }),
+          ),
+        );
         // run() has started each worker's pollers by now (its state is RUNNING).
         firstPoll();
-        const ran = await Promise.allSettled(runs);
+        const ran = await running;
+        await connection.close().catch(() => undefined);
         const failed = ran.find((r) => r.status === 'rejected');
         if (failed) throw failed.reason;
       } catch (err) {
+        // A worker made but never run (the other could not be made) holds native resources until it has run.
+        for (const w of workers) if (w.getState() === 'INITIALIZED') await w.runUntil(Promise.resolve()).catch(() => undefined);
         if (!stopping) log.warn({ err: (err as Error).message }, 'temporal worker stopped; reconnecting in 2 s');
-      } finally {
-        // Every worker of this pass: one running is stopped and awaited, one made but never run holds native
-        // resources until it has run, so it runs to its end at once.
-        for (const made of await everyWorker) {
-          if (made.status !== 'fulfilled') continue;
-          const w = made.value;
-          if (w.getState() === 'RUNNING') w.shutdown();
-          else if (w.getState() === 'INITIALIZED') await w.runUntil(Promise.resolve()).catch(() => undefined);
-        }
-        await Promise.allSettled(runs);
-        await connection?.close().catch(() => undefined);
       }
       workers = [];
       if (!stopping) await new Promise((r) => setTimeout(r, 2000));
