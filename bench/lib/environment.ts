@@ -110,7 +110,8 @@ export async function setUp(opts: { quick: boolean; profile: boolean; log: (line
   // scripts with their node flags (under tsx the processes would carry its loader and the worker would
   // bundle the workflows at start: ~55 MB more RSS for an idle API, ~105 MB for an idle worker).
   await building;
-  // BENCH_WORKER_NODE_ARGS / BENCH_API_NODE_ARGS: extra node flags (e.g. a heap cap, --inspect, --trace-gc) when studying memory.
+  // BENCH_WORKER_NODE_ARGS / BENCH_API_NODE_ARGS: extra node flags (e.g. a heap cap, --inspect, --trace-gc) when studying
+  // memory or CPU; they come after the start script's own flags, so they can override them.
   const extraArgs = (name: string) => (process.env[name] ?? '').split(' ').filter(Boolean);
   let worker: RunningProcess | undefined;
   let workerMetrics: string | undefined;
@@ -129,7 +130,7 @@ export async function setUp(opts: { quick: boolean; profile: boolean; log: (line
       workers++;
       worker = spawnNode(
         workers === 1 ? 'worker' : `worker-${workers}`,
-        [...extraArgs('BENCH_WORKER_NODE_ARGS'), ...startScriptArgs('start:worker')],
+        startScriptArgs('start:worker', extraArgs('BENCH_WORKER_NODE_ARGS')),
         {
           ...common,
           METRICS_PORT: String(metricsPort),
@@ -143,7 +144,7 @@ export async function setUp(opts: { quick: boolean; profile: boolean; log: (line
   await benchWorker.start();
   const startApi = async (name: string, nodeArgs: string[] = []) => {
     const port = await freePort();
-    const proc = spawnNode(name, [...nodeArgs, ...extraArgs('BENCH_API_NODE_ARGS'), ...startScriptArgs('start:api')], {
+    const proc = spawnNode(name, startScriptArgs('start:api', [...nodeArgs, ...extraArgs('BENCH_API_NODE_ARGS')]), {
       ...common,
       PORT: String(port),
     });

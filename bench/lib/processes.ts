@@ -18,14 +18,16 @@ export interface RunningProcess {
 
 /**
  * The node arguments of one of package.json's production start scripts (`start:api`, `start:worker`:
- * `node [flags] dist/…`), so the bench runs the service exactly as `npm run start:api` does.
+ * `node [flags] dist/…`), so the bench runs the service exactly as `npm run start:api` does. `extraFlags`
+ * go after the script's own flags, so a flag the script also sets (`--max-semi-space-size`) takes the
+ * extra value: Node keeps the last of a repeated V8 flag.
  */
-export function startScriptArgs(script: 'start:api' | 'start:worker'): string[] {
+export function startScriptArgs(script: 'start:api' | 'start:worker', extraFlags: string[] = []): string[] {
   const scripts = (JSON.parse(readFileSync(resolve(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
   const [command, ...args] = (scripts[script] ?? '').split(/\s+/).filter(Boolean);
   if (command !== 'node' || args.length === 0)
     throw new Error(`package.json's ${script} is not "node [flags] <script>": ${scripts[script]}`);
-  return args;
+  return [...args.slice(0, -1), ...extraFlags, args.at(-1)!];
 }
 
 /**
