@@ -166,9 +166,15 @@ export async function setUp(opts: { quick: boolean; profile: boolean; log: (line
     worker: () => (worker ? [worker.pid] : []),
     temporal: () => temporalPids,
   };
-  // A profiled API (--profile) spends ~60 ms of CPU a second on sampling alone, above the quiet threshold: its
-  // quiet is not waited for, or every settle ran to its timeout.
-  const quietCpu: CpuGroups = opts.profile ? { ...oursCpu, api: () => [] } : oursCpu;
+  // A profiled process (--profile, or --cpu-prof in BENCH_API_NODE_ARGS / BENCH_WORKER_NODE_ARGS) spends ~60 ms of
+  // CPU a second on sampling alone, above the quiet threshold: its quiet is not waited for, or every settle ran to
+  // its timeout (181 s each, seen with --cpu-prof passed through BENCH_API_NODE_ARGS).
+  const profiled = (name: string) => extraArgs(name).some((a) => a.startsWith('--cpu-prof'));
+  const quietCpu: CpuGroups = {
+    ...oursCpu,
+    ...(opts.profile || profiled('BENCH_API_NODE_ARGS') ? { api: () => [] } : {}),
+    ...(profiled('BENCH_WORKER_NODE_ARGS') ? { worker: () => [] } : {}),
+  };
   const settle = () => waitForDrain(pool, temporalClient.client, quietCpu, SETTLE_TIMEOUT_MS);
   const taken = () => waitForDrain(pool, temporalClient.client, oursCpu, SETTLE_TIMEOUT_MS, true);
 
