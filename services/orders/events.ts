@@ -52,22 +52,25 @@ export async function recordOrderEvents(em: EntityManager, events: NewOrderEvent
  * `created_at`, `updated_at`), only the rows of orders that CTE wrote are kept, and each event's snapshot
  * takes its created_at and updated_at from the written row: the order, its events and its history in
  * one statement. Its `?` values are eventWritesValues'.
+ *
+ * `quiet`: the list for a store with nothing to send (STORE_SENDS false, which the statement must make
+ * sure of itself): the events are recorded as dispatched, with the history lines, and nothing else; no
+ * `notified` CTE. Its `?` values are quietEventWritesValues'. It is the same write for such a store with
+ * a third of the plan: PostgreSQL builds every plan node's state at every execution, and for a small
+ * order that costs more than the rows.
  */
-export function eventWritesCtes(written: string | null): string {
+export function eventWritesCtes(written: string | null, quiet = false): string {
   const joined = (alias: string) => (written ? `join ${written} w on w.id = ${alias}.order_id` : '');
   // Events of one change share their order's snapshot: it is sent once (a 200-item order is not copied per event).
   const snapshot = '(?::jsonb -> x.s)';
   const payload = written
     ? `${snapshot} || jsonb_build_object('created_at', ${isoSql('w.created_at')}, 'updated_at', ${isoSql('w.updated_at')})`
     : snapshot;
-  return `subscribed as (
-       select coalesce(array_agg(kind), '{}') as kinds
-       from webhook_endpoints, unnest(events) as kind where store_id = ? and active and deleted_at is null
-     ), event as (
+  const events = `event as (
        select x.n, x.id, x.store_id, x.order_id, x.type, x.backfill, x.actor, x.connection_id, ${payload} as payload, x.traceparent,
-         not x.backfill and ('*' = any(kinds) or x.type = any(kinds)) as handed
+         ${quiet ? 'false' : `not x.backfill and ('*' = any(kinds) or x.type = any(kinds))`} as handed
        from jsonb_to_recordset(?::jsonb) as x(n int, id uuid, store_id uuid, order_id uuid, type text, backfill boolean,
-         actor text, connection_id uuid, s int, traceparent text) ${joined('x')} cross join subscribed
+         actor text, connection_id uuid, s int, traceparent text) ${joined('x')} ${quiet ? '' : 'cross join subscribed'}
      ), recorded as (
        insert into order_events (id, store_id, order_id, type, backfill, actor, connection_id, payload, traceparent, created_at, dispatched_at)
        select id, store_id, order_id, type, backfill, actor, connection_id, payload, traceparent, clock_timestamp(), case when handed then null else now() end
@@ -76,7 +79,12 @@ export function eventWritesCtes(written: string | null): string {
        insert into order_status_history (order_id, status, comment, actor, created_at)
        select x.order_id, x.status, x.comment, x.actor, clock_timestamp()
        from jsonb_to_recordset(?::jsonb) as x(n int, order_id uuid, status text, comment text, actor text) ${joined('x')} order by x.n
-     ), notice as (
+     )`;
+  if (quiet) return events;
+  return `subscribed as (
+       select coalesce(array_agg(kind), '{}') as kinds
+       from webhook_endpoints, unnest(events) as kind where store_id = ? and active and deleted_at is null
+     ), ${events}, notice as (
        insert into outbox (${HAND_OFF_COLUMN_LIST})
        select ${HAND_OFF_COLUMN_LIST.split(', ')
          .map((c) => `x.${c}`)
@@ -91,8 +99,46 @@ export function eventWritesCtes(written: string | null): string {
      )`;
 }
 
+/**
+ * A CTE `store_sends (sends)`: true when the store (its id three times as `?`) has something an order
+ * event can be sent to: a live webhook endpoint, a push device, chat messages on. The same three facts
+ * eventWritesCtes' `subscribed` and `notice` read; when none holds, the quiet list writes what the full
+ * one would.
+ */
+export const STORE_SENDS = `store_sends as (
+       select exists (select 1 from webhook_endpoints where store_id = ? and active and deleted_at is null)
+         or exists (select 1 from push_subscriptions where store_id = ?)
+         or exists (select 1 from chat_settings where store_id = ? and enabled) as sends
+     )`;
+
 /** The values of eventWritesCtes' `?`, in order: the events' order snapshots and the events (all of one store), history lines, notices, the wake-up. */
 export function eventWritesValues(events: NewOrderEvent[], history: StatusLine[]): unknown[] {
+  const [snapshots, rows] = eventRecords(events);
+  const storeId = events[0]?.storeId ?? null;
+  const wakeUp = storeId ? webhookWakeUp(storeId) : null;
+  const notices = storeId ? events.filter((e) => !e.backfill).flatMap((e) => orderNotices(storeId, e.order.id, e.type)) : [];
+  return [
+    storeId,
+    snapshots,
+    rows,
+    statusHistoryJson(history),
+    JSON.stringify(notices),
+    storeId,
+    storeId,
+    storeId,
+    wakeUp?.workflow_id ?? null,
+    JSON.stringify(wakeUp ? [wakeUp] : []),
+    wakeUp?.workflow_id ?? null,
+  ];
+}
+
+/** The values of eventWritesCtes(written, true)'s `?`, in order: the snapshots, the events, the history lines (no hand-off is built). */
+export function quietEventWritesValues(events: NewOrderEvent[], history: StatusLine[]): unknown[] {
+  return [...eventRecords(events), statusHistoryJson(history)];
+}
+
+/** The events' order snapshots (each order once) and the events, as JSON. */
+function eventRecords(events: NewOrderEvent[]): [string, string] {
   // The writing request's trace (null when tracing is off): the webhook POST of each event joins it.
   const traceparent = currentTraceparent();
   const snapshots = new Map<Order, number>();
@@ -109,22 +155,7 @@ export function eventWritesValues(events: NewOrderEvent[], history: StatusLine[]
     s: snapshots.get(e.order),
     traceparent,
   }));
-  const storeId = events[0]?.storeId ?? null;
-  const wakeUp = storeId ? webhookWakeUp(storeId) : null;
-  const notices = storeId ? events.filter((e) => !e.backfill).flatMap((e) => orderNotices(storeId, e.order.id, e.type)) : [];
-  return [
-    storeId,
-    JSON.stringify([...snapshots.keys()]),
-    JSON.stringify(rows),
-    statusHistoryJson(history),
-    JSON.stringify(notices),
-    storeId,
-    storeId,
-    storeId,
-    wakeUp?.workflow_id ?? null,
-    JSON.stringify(wakeUp ? [wakeUp] : []),
-    wakeUp?.workflow_id ?? null,
-  ];
+  return [JSON.stringify([...snapshots.keys()]), JSON.stringify(rows)];
 }
 
 /** A timestamptz as the API prints it (domain/dates.ts iso: UTC, milliseconds, `Z`), in SQL. */

@@ -8,7 +8,8 @@ import { ORDERS, type OrderRow } from '../../db/tables/orders.js';
 import type { OrderSender } from './sender.js';
 import { executeBound } from '../../db/bound.js';
 import { numbered, prepared, runPrepared, type Prepared } from '../../db/prepared.js';
-import { eventWritesCtes, eventWritesValues, type NewOrderEvent, type StatusLine } from './events.js';
+import { eventWritesCtes, eventWritesValues, quietEventWritesValues, STORE_SENDS, type NewOrderEvent, type StatusLine } from './events.js';
+import { isQuietStore, noteStoreSends } from './quiet-stores.js';
 
 export type PhoneHistory = { ordersWithPhone: number; cancelledWithPhone: number };
 
@@ -127,23 +128,62 @@ export type VersionedRow = UpsertRow & { version: number };
  */
 export type WrittenRow = Pick<OrderRow, 'id' | 'created_at' | 'updated_at'> & { inserted: boolean };
 
-/** A write's CTEs (no leading `with`), `?` placeholders: `written` (the rows, on conflict as given), then their events. */
-const writtenCtes = (onConflict: string) => `written as (
+/**
+ * A write's CTEs (no leading `with`), `?` placeholders: `store_sends`, `written` (the rows, on conflict as
+ * given), then their events. `quiet`: the events' quiet list (eventWritesCtes), and no row is written when
+ * the store has something to send after all (a webhook endpoint added since this process last looked).
+ */
+const writtenCtes = (onConflict: string, quiet: boolean) => `${STORE_SENDS}, written as (
      insert into orders as o (store_id, origin, source, connection_id, ${UPSERT_COLUMNS.join(', ')}, version)
      select ?::uuid, ?, ?, ?::uuid, ${SELECTED.join(', ')}, x.version from jsonb_to_recordset(?::jsonb) as x(${COLUMNS}, version integer)
+     ${quiet ? 'where not (select sends from store_sends)' : ''}
      on conflict (store_id, origin, external_id) where external_id is not null ${onConflict}
      returning o.id, o.created_at, o.updated_at, (o.xmax = 0) as inserted
-   ), ${eventWritesCtes('written')}`;
+   ), ${eventWritesCtes('written', quiet)}`;
 
-/** The values of writtenCtes' `?`, in order: the sender's columns, the rows (JSON), then their events' (eventWritesValues). */
-const writtenValues = (sender: OrderSender, rows: VersionedRow[], events: NewOrderEvent[], lines: StatusLine[]) => [
+/** The values of writtenCtes' `?`, in order: the store (STORE_SENDS), the sender's columns, the rows (JSON), then their events'. */
+const writtenValues = (sender: OrderSender, rows: VersionedRow[], events: NewOrderEvent[], lines: StatusLine[], quiet: boolean) => [
+  sender.storeId,
+  sender.storeId,
+  sender.storeId,
   sender.storeId,
   sender.origin,
   sender.source,
   sender.connectionId,
   JSON.stringify(rows),
-  ...eventWritesValues(events, lines),
+  ...(quiet ? quietEventWritesValues(events, lines) : eventWritesValues(events, lines)),
 ];
+
+/**
+ * The statement's row of kind 'store': whether the store has something to send (store_sends), and, in the full
+ * statement, the count of `notified` (reading it sends the NOTIFYs). Every write ends with it.
+ */
+const storeRow = (quiet: boolean, columns: string[]) =>
+  `select 'store' as kind, ${columns.join(', ')}, (select sends from store_sends) as sends, ${quiet ? 'null::int' : '(select count(*) from notified)::int'} as notified`;
+
+/** A statement in its two variants: for any store, and for a quiet one (services/orders/quiet-stores.ts). */
+const bothVariants = (text: (quiet: boolean) => string) => ({
+  full: prepared(numbered(text(false))),
+  quiet: prepared(numbered(text(true))),
+});
+
+/**
+ * Runs a write in the variant the store's last write called for, and notes what this one found. A quiet
+ * write that found the store sending wrote nothing: the full one runs. The store's row (storeRow) is taken off.
+ */
+async function runWrite<T extends { kind: string }>(
+  run: RunStatement,
+  statement: { full: Prepared; quiet: Prepared },
+  storeId: string,
+  values: (quiet: boolean) => unknown[],
+): Promise<T[]> {
+  const quiet = isQuietStore(storeId);
+  const rows = await run<T & { sends: boolean | null }>(quiet ? statement.quiet : statement.full, values(quiet));
+  const sends = rows.find((r) => r.kind === 'store')!.sends!;
+  noteStoreSends(storeId, sends);
+  if (quiet && sends) return runWrite(run, statement, storeId, values);
+  return rows.filter((r) => r.kind !== 'store');
+}
 
 /**
  * The order write, one statement: the INSERT … ON CONFLICT of the rows (JSON), then their events,
@@ -154,13 +194,17 @@ const writtenValues = (sender: OrderSender, rows: VersionedRow[], events: NewOrd
  * written is returned as its id, timestamps and whether it was inserted.
  * A shop that connected again takes its orders over (connection_id), even when their content is the same.
  */
-const WRITE = prepared(
-  numbered(`with ${writtenCtes(`do update set
+const WRITE = bothVariants(
+  (quiet) => `with ${writtenCtes(
+    `do update set
        ${UPDATED.map((c) => `${c} = excluded.${c}`).join(', ')}, connection_id = excluded.connection_id, updated_at = now(), version = excluded.version
      where o.id = excluded.id and o.version + 1 = excluded.version
        and (o.content_hash <> excluded.content_hash or o.connection_id is distinct from excluded.connection_id)
-       and (excluded.source_updated_at is null or o.source_updated_at is null or excluded.source_updated_at >= o.source_updated_at)`)}
-   select id, created_at, updated_at, inserted, (select count(*) from notified)::int as notified from written`),
+       and (excluded.source_updated_at is null or o.source_updated_at is null or excluded.source_updated_at >= o.source_updated_at)`,
+    quiet,
+  )}
+   select 'written' as kind, id, created_at, updated_at, inserted, null::boolean as sends, null::int as notified from written
+   union all ${storeRow(quiet, ['null::uuid', 'null::timestamptz', 'null::timestamptz', 'null::boolean'])}`,
 );
 
 /** Writes the round's rows (sorted by external id: byExternalIdOrder) with their events and history lines; answers the rows written. */
@@ -171,9 +215,10 @@ export async function writeOrders(
   events: NewOrderEvent[],
   lines: StatusLine[],
 ): Promise<WrittenRow[]> {
-  const written = await run<WrittenRow & { notified?: number }>(WRITE, writtenValues(sender, rows, events, lines));
-  for (const row of written) delete row.notified;
-  return written;
+  const written = await runWrite<WrittenRow & { kind: string; sends?: unknown; notified?: unknown }>(run, WRITE, sender.storeId, (quiet) =>
+    writtenValues(sender, rows, events, lines, quiet),
+  );
+  return written.map(({ id, created_at, updated_at, inserted }) => ({ id, created_at, updated_at, inserted }));
 }
 
 /** True when the risk flags of this input need the earlier orders of its phone (readHeld counts them). */
@@ -188,16 +233,18 @@ export const needsPhoneHistory = (facts: OrderFacts) => Boolean(facts.is_cod && 
  * every orders column (those of a written row other than its id and timestamps are null), its kind, and
  * whether it was inserted.
  */
-const WRITE_AS_NEW = prepared(
-  numbered(`with held as (
+const WRITE_AS_NEW = bothVariants(
+  (quiet) => `with held as (
      select ${ORDER_COLUMNS.join(', ')} from orders
      where store_id = (select ?::uuid) and origin = ? and external_id in (select jsonb_array_elements_text(?::jsonb))
-   ), ${writtenCtes('do nothing')}
-   select 'written' as kind, w.inserted, (select count(*) from notified)::int as notified,
+   ), ${writtenCtes('do nothing', quiet)}
+   select 'written' as kind, w.inserted, null::boolean as sends, null::int as notified,
      ${ORDER_COLUMNS.map((c) => (['id', 'created_at', 'updated_at'].includes(c) ? `w.${c}` : `null as ${c}`)).join(', ')}
    from written w
    union all
-   select 'held', false, null, ${ORDER_COLUMNS.map((c) => `h.${c}`).join(', ')} from held h`),
+   select 'held', false, null, null, ${ORDER_COLUMNS.map((c) => `h.${c}`).join(', ')} from held h
+   union all
+   ${storeRow(quiet, ['false'])}, ${ORDER_COLUMNS.map(() => 'null').join(', ')}`,
 );
 
 /** writeNewOrders' answer: the rows it wrote (inserted, all of them), and the held copies it found instead. */
@@ -214,14 +261,15 @@ export async function writeNewOrders(
   events: NewOrderEvent[],
   lines: StatusLine[],
 ): Promise<NewOrdersWrite> {
-  const answer = await run<OrderRow & { kind: 'written' | 'held'; inserted: boolean; notified: number | null }>(WRITE_AS_NEW, [
+  const externalIds = JSON.stringify(rows.map((r) => r.external_id));
+  const answer = await runWrite<OrderRow & { kind: string; inserted: boolean; sends: unknown; notified: unknown }>(
+    run,
+    WRITE_AS_NEW,
     sender.storeId,
-    sender.origin,
-    JSON.stringify(rows.map((r) => r.external_id)),
-    ...writtenValues(sender, rows, events, lines),
-  ]);
+    (quiet) => [sender.storeId, sender.origin, externalIds, ...writtenValues(sender, rows, events, lines, quiet)],
+  );
   const result: NewOrdersWrite = { written: new Map(), held: new Map() };
-  for (const { kind, inserted, notified: _n, ...row } of answer) {
+  for (const { kind, inserted, sends: _s, notified: _n, ...row } of answer) {
     if (kind === 'written') result.written.set(row.id, { id: row.id, created_at: row.created_at, updated_at: row.updated_at, inserted });
     else result.held.set(row.external_id!, row);
   }
