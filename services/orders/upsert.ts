@@ -1,7 +1,8 @@
 import { isConcurrencyFailure, writeTransaction } from '../../db/transaction.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError } from '../../contract/errors.js';
-import { OrderInput, type UpsertResult } from '../../contract/schemas/orders.js';
+import { OrderInput, type Order, type UpsertResult } from '../../contract/schemas/orders.js';
+import { iso } from '../../domain/dates.js';
 import { eventsForChange } from '../../domain/order-events.js';
 import { orderFacts, unchangedReason, type OrderFacts } from './order-record.js';
 import { presentOrder } from './present.js';
@@ -181,9 +182,9 @@ async function applyOnce(
       asNew.lines,
     );
     const rest: number[] = [];
-    for (const { index, facts, row } of asNew.writes) {
+    for (const { index, facts, row, order } of asNew.writes) {
       const stored = written.get(row.id);
-      if (stored) outcomes[index] = writtenOutcome(facts, row, null, stored, sender);
+      if (stored) outcomes[index] = writtenOutcome(facts, order, stored);
       // Neither written nor held: another request created the order meanwhile (RETRY: the locked try).
       else if (held.has(facts.external_id)) rest.push(index);
     }
@@ -211,18 +212,19 @@ function changesOf(
   history: Map<string, PhoneHistory>,
   backfill: boolean,
 ) {
-  const writes = inputs.map(({ index, facts, old }) => ({
-    index,
-    facts,
-    old,
-    row: { ...toRow(facts, old, history.get(facts.customer_phone_key ?? ''), sender), version: (old?.version ?? 0) + 1 } as VersionedRow,
-  }));
+  const writes = inputs.map(({ index, facts, old }) => {
+    const row = {
+      ...toRow(facts, old, history.get(facts.customer_phone_key ?? ''), sender),
+      version: (old?.version ?? 0) + 1,
+    } as VersionedRow;
+    // The order as the write will leave it, its timestamps aside: its events' snapshot, and the answer.
+    return { index, facts, old, row, order: presentOrder(rowAsWritten(row, old, sender), sender.publicUrl) };
+  });
   // The events and history lines are decided before the write, on the row as it will be: the statement
   // keeps those of the rows it wrote, and gives each snapshot the row's created_at and updated_at.
   const events: NewOrderEvent[] = [];
   const lines: StatusLine[] = [];
-  for (const { old, row } of writes) {
-    const order = presentOrder(rowAsWritten(row, old, sender), sender.publicUrl);
+  for (const { old, row, order } of writes) {
     for (const type of eventsForChange(old, row)) {
       events.push({ storeId: sender.storeId, order, type, backfill, actor: sender.actor, connectionId: sender.connectionId });
     }
@@ -258,24 +260,21 @@ async function applyChanges(
   const written = new Map(
     (await writeOrders(run, sender, byExternalIdOrder(writes.map((w) => w.row)), events, lines)).map((row) => [row.id, row]),
   );
-  for (const { index, facts, old, row } of writes) {
+  for (const { index, facts, old, row, order } of writes) {
     const stored = written.get(row.id);
     // A held copy locked, yet not written: the statement's own guard held it back (an input older than
     // the copy, to the microsecond), so it is unchanged. Otherwise another request created or changed
     // the order meanwhile, and RETRY stays.
     if (!stored && locked && old) outcomes[index] = outcomeOf(facts, { order: presentOrder(old, sender.publicUrl), action: 'unchanged' });
-    else if (stored) outcomes[index] = writtenOutcome(facts, row, old, stored, sender);
+    else if (stored) outcomes[index] = writtenOutcome(facts, order, stored);
   }
   return outcomes;
 }
 
-/** A written row's outcome: the row as sent with the timestamps the database gave it. */
-const writtenOutcome = (facts: OrderFacts, row: VersionedRow, old: OrderRow | null, stored: WrittenRow, sender: OrderSender) =>
+/** A written row's outcome: the order as presented for its events (changesOf), with the timestamps the database gave it. */
+const writtenOutcome = (facts: OrderFacts, order: Order, stored: WrittenRow) =>
   outcomeOf(facts, {
-    order: presentOrder(
-      { ...rowAsWritten(row, old, sender), created_at: stored.created_at, updated_at: stored.updated_at },
-      sender.publicUrl,
-    ),
+    order: { ...order, created_at: iso(stored.created_at), updated_at: iso(stored.updated_at) },
     action: stored.inserted ? 'created' : 'updated',
   });
 
