@@ -70,6 +70,18 @@ export function toNumericString(units: bigint): string {
   return `${sign}${whole}.${fraction}`;
 }
 
+/**
+ * toNumericString(toUnits(value)) without the bigint for a plain amount (PLAIN: "19.99" → '19.9900'), the
+ * same text: a 200-item order writes 400 amounts. Other amounts take toUnits' way and its errors.
+ */
+export function toNumericText(value: number | string): string {
+  const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : value.trim();
+  const plain = PLAIN.exec(text);
+  // Leading zeros ("007") would not be the text toNumericString gives: those go the long way.
+  if (plain && (plain[1]!.length === 1 || plain[1]![0] !== '0')) return `${plain[1]}.${(plain[2] ?? '').padEnd(MONEY_SCALE, '0')}`;
+  return toNumericString(toUnits(value));
+}
+
 /** Exact sum; zero for no arguments. */
 export function addMoney(...amounts: bigint[]): bigint {
   return amounts.reduce((sum, a) => sum + a, 0n);

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../../db/bound.js';
 import { ExternalProductInput } from '../../contract/schemas/external-products.js';
-import { toNumericString, toUnits } from '../../domain/money.js';
+import { toNumericText } from '../../domain/money.js';
 import { cleanMultiline, cleanText } from '../../domain/text.js';
 import type { ExternalProductRow } from '../../db/tables/external-products.js';
 
@@ -17,7 +17,7 @@ export interface ExternalResult {
   error?: string;
 }
 
-const money = (n: number | null | undefined) => (n == null ? null : toNumericString(toUnits(n)));
+const money = (n: number | null | undefined) => (n == null ? null : toNumericText(n));
 
 function toRow(p: ExternalProductInput) {
   return {

@@ -3,7 +3,7 @@ import { ApiError } from '../../contract/errors.js';
 import type { OrderInput } from '../../contract/schemas/orders.js';
 import { columnsExcept } from '../../db/tables/columns.js';
 import { ORDERS, type OrderRow, type StoredItem } from '../../db/tables/orders.js';
-import { toNumericString, toUnits } from '../../domain/money.js';
+import { toNumericText } from '../../domain/money.js';
 import { applyDeliveryFacts, interpretStatus, type OrderStatus, type StatusKind } from '../../domain/order-status.js';
 import { inferPaymentStatus, paymentMethodOf, paymentStatusFromInput, type PaymentStatus } from '../../domain/payment.js';
 import { phoneKey } from '../../domain/risk.js';
@@ -63,7 +63,7 @@ export type OrderFacts = Override<
 /** What one input comes to: its facts, or why it is not stored (a test order, a draft-type status). */
 export type FactsResult = { facts: OrderFacts } | { skip: string };
 
-const money = (n: number | undefined) => (n === undefined ? null : toNumericString(toUnits(n)));
+const money = (n: number | undefined) => (n === undefined ? null : toNumericText(n));
 
 /**
  * Cleans and interprets one validated order input (status by status_kind, payment, items, text). A service

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { MAX_MONEY_UNITS, addMoney, fromUnits, maxMoney, mulMoney, toNumericString, toUnits } from '../../domain/money.js';
+import { MAX_MONEY_UNITS, addMoney, fromUnits, maxMoney, mulMoney, toNumericString, toNumericText, toUnits } from '../../domain/money.js';
 
 describe('reading amounts', () => {
   it('numbers and strings become exact units of 10^-4', () => {
@@ -94,5 +94,28 @@ describe('arithmetic is exact', () => {
     expect(maxMoney(toUnits(-3), 0n)).toBe(0n);
     expect(maxMoney(toUnits(2), toUnits(10), toUnits(5))).toBe(toUnits(10));
     expect(maxMoney(7n)).toBe(7n);
+  });
+});
+
+describe('toNumericText: the numeric text of an amount, as toNumericString(toUnits(x))', () => {
+  it('writes four decimals, for plain amounts and the long way alike', () => {
+    expect(toNumericText(19.99)).toBe('19.9900');
+    expect(toNumericText(0.5)).toBe('0.5000');
+    expect(toNumericText(7)).toBe('7.0000');
+    expect(toNumericText(0)).toBe('0.0000');
+    expect(toNumericText(99999999999.9999)).toBe('99999999999.9999');
+    expect(toNumericText(' 12.3 ')).toBe('12.3000');
+    expect(toNumericText('007.5')).toBe('7.5000');
+    expect(toNumericText(-3.25)).toBe('-3.2500');
+    expect(toNumericText(1e-4)).toBe('0.0001');
+    expect(toNumericText('1.5e2')).toBe('150.0000');
+  });
+
+  it('refuses what toUnits refuses', () => {
+    expect(() => toNumericText(Number.NaN)).toThrow(RangeError);
+    expect(() => toNumericText(Infinity)).toThrow(RangeError);
+    expect(() => toNumericText(1.23456)).toThrow(RangeError);
+    expect(() => toNumericText(1e16)).toThrow(RangeError);
+    expect(() => toNumericText('12,5')).toThrow(RangeError);
   });
 });
