@@ -19,10 +19,11 @@ import { plansWorkflows, type PlanEndActivities } from './plans/definitions.js';
 /** Readable, deterministic workflow ids: the outbox relay may start the same one twice and get one run. */
 export const workflowIds = {
   /**
-   * The workflow that sends a store's webhook deliveries: its shard's dispatcher (webhookDispatch). The
-   * name is the old per-store lane's; `webhook-lane/<store id>` workflows that still run are served too.
+   * The workflow that sends a store's webhook deliveries: its shard's dispatcher (webhookDispatch).
+   * `webhook-lane/<store id>` workflows (the per-store lanes it replaced) that still run are served too.
    */
-  webhookLane: (storeId: string, shards = webhookShards.count) => workflowIds.webhookDispatch(webhookShard(storeId, shards), shards),
+  storeWebhookDispatch: (storeId: string, shards = webhookShards.count) =>
+    workflowIds.webhookDispatch(webhookShard(storeId, shards), shards),
   /** The dispatcher of one shard of stores (webhookShard): sends every delivery of its stores. */
   webhookDispatch: (shard: number, shards: number) => `webhook-dispatch/${shard}-of-${shards}`,
   /** An attempt an operator asked for again (ordinary deliveries run inside the store's lane). */

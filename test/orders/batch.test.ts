@@ -32,7 +32,11 @@ afterAll(async () => {
 
 /** Hand-offs queued for the store's webhook lane so far. */
 const laneWakeUps = async () =>
-  (await sql<{ n: number }>(t, `select count(*)::int as n from outbox where workflow_id = ?`, [workflowIds.webhookLane(s.store.id)]))[0]!.n;
+  (
+    await sql<{ n: number }>(t, `select count(*)::int as n from outbox where workflow_id = ?`, [
+      workflowIds.storeWebhookDispatch(s.store.id),
+    ])
+  )[0]!.n;
 
 describe('POST /orders/batch takes 1 to 50 orders', () => {
   it('refuses 0 and 51 orders with 400 param orders', async () => {

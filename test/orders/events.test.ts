@@ -171,7 +171,7 @@ describe('order events are handed to Temporal through the outbox, once each', ()
     expect(
       await sql(t, 'select dispatch_count, dispatched_at is not null as dispatched from order_events where order_id = ?', [id]),
     ).toEqual([{ dispatch_count: 0, dispatched: true }]);
-    expect(await sql(t, 'select id from outbox where workflow_id = ?', [workflowIds.webhookLane(quiet.store.id)])).toEqual([]);
+    expect(await sql(t, 'select id from outbox where workflow_id = ?', [workflowIds.storeWebhookDispatch(quiet.store.id)])).toEqual([]);
   });
 
   it('a change with events wakes the idle dispatcher of the store’s shard: one outbox row webhook-dispatch/<shard>-of-<n>, signal deliveriesWaiting', async () => {
@@ -192,7 +192,7 @@ describe('order events are handed to Temporal through the outbox, once each', ()
     const rows = await sql<{ action: string; workflow_type: string; signal_name: string; search_attributes: unknown; args: unknown }>(
       t,
       `select action, workflow_type, signal_name, search_attributes, args from outbox where workflow_id = ? order by id`,
-      [workflowIds.webhookLane(fresh.store.id)],
+      [workflowIds.storeWebhookDispatch(fresh.store.id)],
     );
     expect(rows).toEqual([
       {
@@ -223,7 +223,7 @@ describe('order events are handed to Temporal through the outbox, once each', ()
     await vi.waitFor(
       async () => {
         const done = await sql<{ done: boolean }>(t, `select done_at is not null as done from outbox where workflow_id = ?`, [
-          workflowIds.webhookLane(s.store.id),
+          workflowIds.storeWebhookDispatch(s.store.id),
         ]);
         expect(done.every((d) => d.done)).toBe(true);
       },

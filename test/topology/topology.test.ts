@@ -260,7 +260,7 @@ describe('a worker killed with SIGKILL', () => {
       async () => {
         for (const s of stores) {
           const d = await temporal.workflow
-            .getHandle(workflowIds.webhookLane(s.storeId))
+            .getHandle(workflowIds.storeWebhookDispatch(s.storeId))
             .describe()
             .catch(() => undefined);
           const identity = d?.raw.pendingActivities?.[0]?.lastWorkerIdentity ?? '';
@@ -305,7 +305,7 @@ describe('a worker killed with SIGKILL', () => {
     expect(got.length).toBeGreaterThan(receivedAtKill);
     // Every lane finished on the survivor.
     for (const s of stores) {
-      const d = await temporal.workflow.getHandle(workflowIds.webhookLane(s.storeId)).describe();
+      const d = await temporal.workflow.getHandle(workflowIds.storeWebhookDispatch(s.storeId)).describe();
       for (const a of d.raw.pendingActivities ?? []) expect(a.lastWorkerIdentity).toMatch(new RegExp(`^${survivor.child.pid}@`));
     }
     say(

@@ -172,7 +172,7 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.every((line) => (JSON.parse(line) as { trace_id?: string }).trace_id === traceId)).toBe(true);
     expect(handOff()!.service).toBe('store-commerce-worker');
-    expect(handOff()!.attributes['store_commerce.temporal.workflow_id']).toBe(workflowIds.webhookLane(s.store.id));
+    expect(handOff()!.attributes['store_commerce.temporal.workflow_id']).toBe(workflowIds.storeWebhookDispatch(s.store.id));
     expect(handOff()!.resource['service.instance.id']).not.toBe(server()!.resource['service.instance.id']);
     // The relay's start of the lane goes through Temporal's client interceptor, in the same trace.
     expect(find((span) => span.name.startsWith('SignalWithStartWorkflow'))?.parentSpanId).toBe(handOff()!.spanId);

@@ -98,7 +98,7 @@ describe('webhooks deliveries and webhooks replay', () => {
     expect(original.duration_ms).toEqual(expect.any(Number));
     // Support finds the attempt in the Temporal UI: the store's lane, the run and the activity that sent it.
     expect(original).toMatchObject({
-      workflow_id: workflowIds.webhookLane(s.store.id),
+      workflow_id: workflowIds.storeWebhookDispatch(s.store.id),
       run_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       activity_id: expect.any(String),
     });

@@ -128,7 +128,7 @@ describe('stores whose endpoints hang cannot hold up other stores or internal ti
     // The burst's endpoint: 4 attempts time out, the circuit opens, one probe per cool-down, the rest settled unsent.
     expect(settled.filter((r) => r.endpoint_id === bad[0]!.endpointId).length, 'the burst settled unsent').toBeGreaterThanOrEqual(10);
     // Each names the dispatcher of its store's shard, as any attempt does.
-    for (const r of settled) expect(r.workflow_id).toBe(workflowIds.webhookLane(r.store_id));
+    for (const r of settled) expect(r.workflow_id).toBe(workflowIds.storeWebhookDispatch(r.store_id));
 
     // Exactly once: no (event, endpoint) pair reached a receiver twice, and every unsettled delivery was attempted once.
     const sent = hanging.received.map((r) => `${r.path} ${r.headers['webhook-id'] as string}`);

@@ -78,7 +78,7 @@ describe('a worker that stops', () => {
       expect([200, 201], r.body).toContain(r.statusCode);
       return r.json().order.id as string;
     };
-    const dispatcher = workflowIds.webhookLane(s.store.id, config.webhookDispatch.shards);
+    const dispatcher = workflowIds.storeWebhookDispatch(s.store.id, config.webhookDispatch.shards);
     const leaseHeld = async () =>
       (await sql<{ held: boolean }>(`select active_until > now() as held from lanes where workflow_id = ?`, [dispatcher]))[0]?.held ??
       false;

@@ -1,4 +1,4 @@
-// The webhook dispatcher of a store's shard (webhook-dispatch/<shard>-of-<n>, workflowIds.webhookLane):
+// The webhook dispatcher of a store's shard (webhook-dispatch/<shard>-of-<n>, workflowIds.storeWebhookDispatch):
 // how order writes wake it, how it goes idle without losing a wake-up, how an operator finds the attempt
 // in Temporal, and that a store whose endpoints hang cannot slow another store down.
 import { defaultPayloadConverter } from '@temporalio/common';
@@ -23,7 +23,8 @@ afterAll(() => t.close());
 
 const sql = <T>(text: string, params: unknown[] = []) => t.orm.em.fork().execute<T[]>(text, params);
 const laneWakeUps = async (storeId: string) =>
-  (await sql<{ n: number }>(`select count(*)::int as n from outbox where workflow_id = ?`, [workflowIds.webhookLane(storeId)]))[0]!.n;
+  (await sql<{ n: number }>(`select count(*)::int as n from outbox where workflow_id = ?`, [workflowIds.storeWebhookDispatch(storeId)]))[0]!
+    .n;
 
 async function storeWithEndpoints(urls: string[], plan: 'free' | 'paid' = 'paid') {
   const s = await createTestStore(t.orm, { plan });
@@ -63,11 +64,11 @@ describe('order writes wake the lane: a Temporal signal only when it is idle', (
     // Pretend a lane run holds the lane (as a running sendLaneDeliveries does) but sends nothing.
     await sql(
       `insert into lanes (workflow_id, active_until) values (?, 'infinity') on conflict (workflow_id) do update set active_until = 'infinity'`,
-      [workflowIds.webhookLane(s.store.id)],
+      [workflowIds.storeWebhookDispatch(s.store.id)],
     );
     const first = await s.post('lane-1');
     expect(await laneWakeUps(s.store.id)).toBe(0);
-    await sql(`update lanes set active_until = '-infinity' where workflow_id = ?`, [workflowIds.webhookLane(s.store.id)]);
+    await sql(`update lanes set active_until = '-infinity' where workflow_id = ?`, [workflowIds.storeWebhookDispatch(s.store.id)]);
     const second = await s.post('lane-2');
     expect(await laneWakeUps(s.store.id)).toBe(1);
     // The run woken by the second write sends the first one's event too.
@@ -81,7 +82,7 @@ describe('order writes wake the lane: a Temporal signal only when it is idle', (
     const orderId = await s.post('idle-race');
     await sql(
       `insert into lanes (workflow_id, active_until) values (?, 'infinity') on conflict (workflow_id) do update set active_until = 'infinity'`,
-      [workflowIds.webhookLane(s.store.id)],
+      [workflowIds.storeWebhookDispatch(s.store.id)],
     );
     const writer = new pg.Client({ connectionString: inject('databaseUrl') });
     await writer.connect();
@@ -90,7 +91,7 @@ describe('order writes wake the lane: a Temporal signal only when it is idle', (
       // What recordOrderEvents does: it reads the lane FOR SHARE, sees it running, queues no signal.
       const seen = await writer.query<{ running: boolean }>(
         `select active_until > now() as running from lanes where workflow_id = $1 for share`,
-        [workflowIds.webhookLane(s.store.id)],
+        [workflowIds.storeWebhookDispatch(s.store.id)],
       );
       expect(seen.rows).toEqual([{ running: true }]);
       await writer.query(
@@ -98,7 +99,7 @@ describe('order writes wake the lane: a Temporal signal only when it is idle', (
         [s.store.id, orderId],
       );
       let released = false;
-      const releasing = releaseLane(t.orm.em.fork(), workflowIds.webhookLane(s.store.id)).then(() => (released = true));
+      const releasing = releaseLane(t.orm.em.fork(), workflowIds.storeWebhookDispatch(s.store.id)).then(() => (released = true));
       await new Promise((r) => setTimeout(r, 500));
       expect(released).toBe(false);
       await writer.query('commit');
@@ -125,7 +126,7 @@ describe('an operator finds an attempt in Temporal', () => {
       [orderId],
     );
     // The store's shard is derived from its id: the row names that dispatcher, its run and its activity.
-    expect(row!.workflow_id).toBe(workflowIds.webhookLane(s.store.id));
+    expect(row!.workflow_id).toBe(workflowIds.storeWebhookDispatch(s.store.id));
     expect(row!.workflow_id).toBe(`webhook-dispatch/${webhookShard(s.store.id, webhookShards.count)}-of-${webhookShards.count}`);
     const handle = t.temporal.client.workflow.getHandle(row!.workflow_id, row!.run_id);
     const description = await handle.describe();

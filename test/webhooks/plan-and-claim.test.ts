@@ -41,7 +41,7 @@ async function storeWithWaitingEvents(endpoints: number, orders: number) {
   const admin = (await addKey(t.orm, s.store.id, { kind: 'secret', scopes: ['orders:write', 'webhooks:write'] })).key;
   await sql(
     `insert into lanes (workflow_id, active_until) values (?, 'infinity') on conflict (workflow_id) do update set active_until = 'infinity'`,
-    [workflowIds.webhookLane(s.store.id)],
+    [workflowIds.storeWebhookDispatch(s.store.id)],
   );
   const endpointIds: string[] = [];
   for (let i = 0; i < endpoints; i++) {

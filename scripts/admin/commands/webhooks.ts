@@ -26,7 +26,7 @@ const webhooksDeliveries = defineCommand({
             [
               `${d.created_at}  ${d.status.padEnd(9)} ${d.event_type.padEnd(24)} ${d.response_status ?? '-'}  ${d.duration_ms ?? '-'} ms  ${d.url}`,
               `    delivery ${d.id}${d.replay_of ? ` (replay of ${d.replay_of})` : ''}  order ${d.order_id}`,
-              `    ${d.replay_of ? `workflow ${workflowIds.webhookReplay(d.event_id, d.endpoint_id, d.id)}` : d.run_id ? `sent by workflow ${d.workflow_id} run ${d.run_id}, activity ${d.activity_id}` : `workflow ${workflowIds.webhookLane(input.store)} (not sent yet)`}`,
+              `    ${d.replay_of ? `workflow ${workflowIds.webhookReplay(d.event_id, d.endpoint_id, d.id)}` : d.run_id ? `sent by workflow ${d.workflow_id} run ${d.run_id}, activity ${d.activity_id}` : `workflow ${workflowIds.storeWebhookDispatch(input.store)} (not sent yet)`}`,
               ...(d.error ? [`    error: ${d.error}`] : []),
             ].join('\n'),
           )
