@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { workflowIds } from '../../workflows/catalog.js';
 import { createEndpoint } from '../../services/webhooks/endpoints.js';
-import { isQuietStore } from '../../services/orders/quiet-stores.js';
+import { isQuietStore, noteStoreSends } from '../../services/orders/quiet-stores.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTestStore } from '../helpers/store.js';
 import { eventually, startReceiver } from '../helpers/receiver.js';
@@ -124,5 +124,16 @@ describe('a quiet store’s orders: written lean, nothing lost when the store st
     await sql(t, 'update webhook_endpoints set deleted_at = now() where id = ?', [endpoint.id]);
     expect((await api.post(orderBody())).statusCode).toBe(201);
     expect(isQuietStore(s.store.id)).toBe(true);
+  });
+});
+
+describe('what the API remembers of quiet stores is bounded', () => {
+  it('past 20,000 quiet stores the first noted is forgotten (its next write runs the full statement), the latest kept', () => {
+    const ids = Array.from({ length: 20_001 }, () => randomUUID());
+    for (const id of ids) noteStoreSends(id, false);
+    expect(isQuietStore(ids[0]!)).toBe(false);
+    expect(isQuietStore(ids[20_000]!)).toBe(true);
+    noteStoreSends(ids[20_000]!, true);
+    expect(isQuietStore(ids[20_000]!)).toBe(false);
   });
 });
