@@ -77,3 +77,16 @@ export function columnsExcept<T extends Table, const X extends readonly ColumnNa
 export function recordsetColumns<T extends Table>(t: T, names: readonly ColumnName<T>[]): string {
   return names.map((name) => `${name} ${t.columns[name]!.type}`).join(', ');
 }
+
+/**
+ * A row of the table as one jsonb value, for a statement that answers rows of several shapes in one column
+ * list (a `union all`): `to_jsonb` of the row, with the numeric and bigint columns as text, exact (a JSON
+ * number would come back as a double). Read back, it is a RowOf<T> whose timestamps are text. Columns cost
+ * the reader at every execution (pg builds a parser per column of the answer, PostgreSQL an output function):
+ * sixty columns of nulls beside each row of another shape are the dearer way.
+ */
+export function rowAsJson<T extends Table>(t: T, alias: string): string {
+  const exact = Object.keys(t.columns).filter((name) => ['numeric', 'bigint'].includes(t.columns[name]!.type));
+  if (exact.length === 0) return `to_jsonb(${alias})`;
+  return `to_jsonb(${alias}) || jsonb_build_object(${exact.map((name) => `'${name}', ${alias}.${name}::text`).join(', ')})`;
+}

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { paymentMethod, resolvePaymentStatus, resolveStatus, UPSERT_COLUMNS, type OrderFacts, type UpsertRow } from './order-record.js';
 import { assessCodRisk } from '../../domain/risk.js';
-import { recordsetColumns } from '../../db/tables/columns.js';
+import { recordsetColumns, rowAsJson } from '../../db/tables/columns.js';
 import { ORDERS, type OrderRow } from '../../db/tables/orders.js';
 import type { OrderSender } from './sender.js';
 import { executeBound } from '../../db/bound.js';
@@ -41,8 +41,12 @@ export function toRow(facts: OrderFacts, old: OrderRow | null, history: PhoneHis
 }
 
 const COLUMNS = recordsetColumns(ORDERS, UPSERT_COLUMNS);
-/** Every orders column, named (a prepared statement never selects `*`: a migration adding a column would break it). */
-const ORDER_COLUMNS = Object.keys(ORDERS.columns);
+/**
+ * A held copy, whole, as one jsonb column `o` (rowAsJson): the answers below mix it with rows of other shapes.
+ * A prepared statement never selects `*` (a migration adding a column would change its answer's type and
+ * break it); one jsonb column stays one jsonb column.
+ */
+const HELD_ROW = rowAsJson(ORDERS, 'o');
 // id, external_id and created_at stay as the first write left them.
 const UPDATED = UPSERT_COLUMNS.filter((c) => c !== 'id' && c !== 'external_id' && c !== 'created_at');
 const SELECTED = UPSERT_COLUMNS.map((n) => (n === 'created_at' ? `date_trunc('milliseconds', coalesce(x.created_at, now()))` : `x.${n}`));
@@ -64,10 +68,10 @@ export const byExternalIdOrder = <T extends { external_id: string | null }>(rows
  * or without values, and the store id through a sub-select; the kept plan then wins after a few calls.
  */
 const READ_HELD = prepared(
-  numbered(`select ${ORDER_COLUMNS.join(', ')}, null::text as phone_key, null::int as with_phone, null::int as cancelled_with_phone
-     from orders where store_id = (select ?::uuid) and origin = ? and external_id in (select jsonb_array_elements_text(?::jsonb))
+  numbered(`select ${HELD_ROW} as held, null::text as phone_key, null::int as with_phone, null::int as cancelled_with_phone
+     from orders o where store_id = (select ?::uuid) and origin = ? and external_id in (select jsonb_array_elements_text(?::jsonb))
    union all
-   select ${ORDER_COLUMNS.map(() => 'null').join(', ')}, phone.key, counted.with_phone, counted.cancelled_with_phone
+   select null, phone.key, counted.with_phone, counted.cancelled_with_phone
      from jsonb_array_elements_text(?::jsonb) as phone(key)
      cross join lateral (
        select count(*)::int as with_phone, count(*) filter (where status = 'cancelled')::int as cancelled_with_phone
@@ -78,7 +82,7 @@ const READ_HELD = prepared(
 /** In a transaction, the held copies are locked first, in external_id order (two batches sharing ids cannot deadlock). */
 const LOCK_HELD = `select 1 from orders where store_id = ? and origin = ? and external_id in (select jsonb_array_elements_text(?::jsonb)) order by external_id for update`;
 
-type ReadRow = OrderRow & { phone_key: string | null; with_phone: number | null; cancelled_with_phone: number | null };
+type ReadRow = { held: OrderRow | null; phone_key: string | null; with_phone: number | null; cancelled_with_phone: number | null };
 
 /** Runs one of this module's statements: prepared on the pool, or bound in the caller's transaction. */
 export type RunStatement = <T>(statement: Prepared, values: unknown[]) => Promise<T[]>;
@@ -112,8 +116,8 @@ export async function readHeld(run: RunStatement, sender: OrderSender, facts: Or
   ]);
   const held = new Map<string, OrderRow>();
   const history = new Map<string, PhoneHistory>();
-  for (const { phone_key, with_phone, cancelled_with_phone, ...row } of rows) {
-    if (row.id !== null) held.set(row.external_id!, row);
+  for (const { held: row, phone_key, with_phone, cancelled_with_phone } of rows) {
+    if (row) held.set(row.external_id!, row);
     else history.set(phone_key!, { ordersWithPhone: with_phone!, cancelledWithPhone: cancelled_with_phone! });
   }
   return { held, history };
@@ -230,21 +234,19 @@ export const needsPhoneHistory = (facts: OrderFacts) => Boolean(facts.is_cod && 
  * statement, and an order that exists costs what it did (this read, then WRITE). The insert leaves a held
  * copy alone (on conflict do nothing: no lock, no WAL, so no flush to disk at commit for an order that
  * exists), and `held` reads the statement's snapshot, taken before the insert. The two kinds of row share one shape:
- * every orders column (those of a written row other than its id and timestamps are null), its kind, and
- * whether it was inserted.
+ * its kind, a written row's id, timestamps and whether it was inserted, and a held copy whole as jsonb.
  */
 const WRITE_AS_NEW = bothVariants(
   (quiet) => `with held as (
-     select ${ORDER_COLUMNS.join(', ')} from orders
+     select ${HELD_ROW} as held from orders o
      where store_id = (select ?::uuid) and origin = ? and external_id in (select jsonb_array_elements_text(?::jsonb))
    ), ${writtenCtes('do nothing', quiet)}
-   select 'written' as kind, w.inserted, null::boolean as sends, null::int as notified,
-     ${ORDER_COLUMNS.map((c) => (['id', 'created_at', 'updated_at'].includes(c) ? `w.${c}` : `null as ${c}`)).join(', ')}
+   select 'written' as kind, w.id, w.created_at, w.updated_at, w.inserted, null::jsonb as held, null::boolean as sends, null::int as notified
    from written w
    union all
-   select 'held', false, null, null, ${ORDER_COLUMNS.map((c) => `h.${c}`).join(', ')} from held h
+   select 'held', null, null, null, false, h.held, null, null from held h
    union all
-   ${storeRow(quiet, ['false'])}, ${ORDER_COLUMNS.map(() => 'null').join(', ')}`,
+   ${storeRow(quiet, ['null::uuid', 'null::timestamptz', 'null::timestamptz', 'false', 'null::jsonb'])}`,
 );
 
 /** writeNewOrders' answer: the rows it wrote (inserted, all of them), and the held copies it found instead. */
@@ -262,16 +264,16 @@ export async function writeNewOrders(
   lines: StatusLine[],
 ): Promise<NewOrdersWrite> {
   const externalIds = JSON.stringify(rows.map((r) => r.external_id));
-  const answer = await runWrite<OrderRow & { kind: string; inserted: boolean; sends: unknown; notified: unknown }>(
-    run,
-    WRITE_AS_NEW,
+  const answer = await runWrite<WrittenRow & { kind: string; held: OrderRow | null }>(run, WRITE_AS_NEW, sender.storeId, (quiet) => [
     sender.storeId,
-    (quiet) => [sender.storeId, sender.origin, externalIds, ...writtenValues(sender, rows, events, lines, quiet)],
-  );
+    sender.origin,
+    externalIds,
+    ...writtenValues(sender, rows, events, lines, quiet),
+  ]);
   const result: NewOrdersWrite = { written: new Map(), held: new Map() };
-  for (const { kind, inserted, sends: _s, notified: _n, ...row } of answer) {
-    if (kind === 'written') result.written.set(row.id, { id: row.id, created_at: row.created_at, updated_at: row.updated_at, inserted });
-    else result.held.set(row.external_id!, row);
+  for (const { kind, id, created_at, updated_at, inserted, held } of answer) {
+    if (kind === 'written') result.written.set(id, { id, created_at, updated_at, inserted });
+    else result.held.set(held!.external_id!, held!);
   }
   return result;
 }
