@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** The key forms of the spec's Authentication table. */
 export const KEY_FORMS = {
@@ -25,7 +25,8 @@ export function isWellFormedKey(text: string): boolean {
 
 /** The one-way hash we store; SHA-256 suffices for random keys and allows lookup by hash. */
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  // One call, no Hash object: it runs on every keyed request.
+  return hash('sha256', key, 'hex');
 }
 
 /** The part of a key that may be shown again after creation: its form's prefix and the first 4 hex characters. */

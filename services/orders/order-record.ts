@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { ApiError } from '../../contract/errors.js';
 import type { OrderInput } from '../../contract/schemas/orders.js';
 import { columnsExcept } from '../../db/tables/columns.js';
@@ -139,7 +139,7 @@ export function orderFacts(input: OrderInput, defaultKind: StatusKind): FactsRes
   };
   // updated_at is left out of the fingerprint: a re-send that only moves the clock changes nothing.
   const { source_updated_at: _ignored, status_warning: _warning, ...fingerprinted } = facts;
-  const content_hash = createHash('sha256').update(JSON.stringify(fingerprinted)).digest('base64url');
+  const content_hash = hash('sha256', JSON.stringify(fingerprinted), 'base64url');
   return { facts: { ...facts, content_hash } };
 }
 
