@@ -94,7 +94,7 @@ export const webhookSustainedScenario: Scenario = {
             ? `missed: under 95 % committed${backlogFlat ? ', the backlog itself flat' : ', backlog growing'}`
             : 'growing';
         lines.push(
-          `${rate} orders/s: ${sender.committed.size} of ${offered} committed by the step's end (${sender.failed} failed), ${fmt(step.perSec)} deliveries/s, backlog mid ${mid} → end ${end} (${verdict}), CPU ${step.cpu}`,
+          `${rate} orders/s: ${sender.committed.size} of ${offered} committed by the step's end (${sender.failed} failed${sender.firstError ? `, the first: ${sender.firstError}` : ''}), ${fmt(step.perSec)} deliveries/s, backlog mid ${mid} → end ${end} (${verdict}), CPU ${step.cpu}`,
         );
         env.log(`webhook-sustained: ${lines.at(-1)}`);
         if (!step.flat) break;
