@@ -152,7 +152,7 @@ export async function setUp(opts: { quick: boolean; profile: boolean; log: (line
     await waitForHttp(`${url}/healthz`, proc);
     return { url, process: proc };
   };
-  // --profile: a V8 CPU profile of the API, written when it stops (open it in Chrome DevTools).
+  // --profile: a V8 CPU profile of the API (and of each baseline), written when it stops (open it in Chrome DevTools).
   const profile = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${resolve(logDir, 'profiles')}`] : [];
   const api = await startApi('api', profile);
   const apiProcess = api.process;
@@ -183,7 +183,8 @@ export async function setUp(opts: { quick: boolean; profile: boolean; log: (line
   const startBaseline = async (name: string, env: Record<string, string> = {}) => {
     const basePort = await freePort();
     // Plain `node` (its own type stripping), not tsx: ours runs compiled, so neither side carries a loader.
-    const proc = spawnNode(`baseline-${name}`, [`bench/baselines/${name}.ts`], {
+    // --profile: the baseline's V8 profile too, beside the API's, to compare where each spends its CPU.
+    const proc = spawnNode(`baseline-${name}`, [...profile, `bench/baselines/${name}.ts`], {
       ...env,
       PORT: String(basePort),
       DATABASE_URL: databaseUrl,

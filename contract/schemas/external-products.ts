@@ -1,4 +1,4 @@
-import { toUnits } from '../../domain/money.js';
+import { isMoneyAmount } from '../../domain/money.js';
 import { z } from '../zod.js';
 import { DateTime } from './common.js';
 
@@ -6,18 +6,9 @@ const Text = (max: number) => z.string().max(max).nullish();
 /** Ids from other systems arrive as strings or integers; kept as strings. */
 const IdText = z.union([z.string().trim().min(1).max(255), z.int().nonnegative().transform(String)]);
 const WebUrl = z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2000);
-/** True for an amount with at most 4 decimals, below 10^11. */
-const isAmount = (n: number) => {
-  try {
-    toUnits(n);
-    return true;
-  } catch {
-    return false;
-  }
-};
 const AMOUNT_RULE = 'must have at most 4 decimals and be below 100000000000';
 /** An amount (stock may be negative: backorders on the shop). */
-const Decimal = z.number().refine(isAmount, AMOUNT_RULE);
+const Decimal = z.number().refine(isMoneyAmount, AMOUNT_RULE);
 
 export const ExternalProductInput = z
   .object({
@@ -35,7 +26,7 @@ export const ExternalProductInput = z
     price: z
       .number()
       .min(0, 'must not be negative')
-      .refine(isAmount, AMOUNT_RULE)
+      .refine(isMoneyAmount, AMOUNT_RULE)
       .nullish()
       .openapi({ description: 'The shop price, at least 0, with at most 4 decimals.' }),
     stock: Decimal.nullish(),

@@ -10,23 +10,13 @@ import {
 } from '../../domain/order-status.js';
 import { INPUT_PAYMENT_STATUSES, PAYMENT_STATUSES } from '../../domain/payment.js';
 import { RISK_LEVELS } from '../../domain/risk.js';
-import { toUnits } from '../../domain/money.js';
+import { isMoneyAmount } from '../../domain/money.js';
 import { decodeCursor } from '../../domain/cursor.js';
 import { z } from '../zod.js';
 import { DateTime } from './common.js';
 
 /** A money amount: a JSON number with at most 4 decimals, below 10^11. */
-const Money = z
-  .number()
-  .nonnegative()
-  .refine((n) => {
-    try {
-      toUnits(n);
-      return true;
-    } catch {
-      return false;
-    }
-  }, 'must have at most 4 decimals and be below 100000000000');
+const Money = z.number().nonnegative().refine(isMoneyAmount, 'must have at most 4 decimals and be below 100000000000');
 /** Optional text: outside platforms often send null for a missing value, so null is accepted as absent. */
 const Text = (max: number) => z.string().max(max).nullish();
 /** True for an absolute http(s) URL, as a browser would read it (leading spaces, tabs and newlines ignored). */

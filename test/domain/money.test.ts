@@ -1,5 +1,25 @@
 import { describe, it, expect } from 'vitest';
-import { MAX_MONEY_UNITS, addMoney, fromUnits, maxMoney, mulMoney, toNumericString, toNumericText, toUnits } from '../../domain/money.js';
+import {
+  MAX_MONEY_UNITS,
+  addMoney,
+  fromUnits,
+  isMoneyAmount,
+  maxMoney,
+  mulMoney,
+  toNumericString,
+  toNumericText,
+  toUnits,
+} from '../../domain/money.js';
+
+describe("checking amounts (isMoneyAmount, the input schemas' rule)", () => {
+  it('accepts what has at most 4 decimals and fits 15 digits, plain or not', () => {
+    for (const n of [0, 19.99, 0.0001, 1e-4, 12.345, 99_999_999_999.9999, 1e10, -5, 100]) expect(isMoneyAmount(n), String(n)).toBe(true);
+  });
+  it('refuses a fifth decimal, a value of 10^11 or more, and what is not finite', () => {
+    for (const n of [0.00001, 19.99999, 1e-7, 5e-324, 1e11, 100_000_000_000.5, 1e21, NaN, Infinity, -Infinity])
+      expect(isMoneyAmount(n), String(n)).toBe(false);
+  });
+});
 
 describe('reading amounts', () => {
   it('numbers and strings become exact units of 10^-4', () => {
