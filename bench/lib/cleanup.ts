@@ -36,11 +36,30 @@ export function cleanup(log: (line: string) => void): Promise<void> {
   return cleaning;
 }
 
+/**
+ * A second signal this soon after the first is the same stop relayed (Ctrl-C reaches tsx and the harness,
+ * and tsx passes its copy on, as does `pkill -f`): it is ignored. A later one means "stop now".
+ */
+const RELAYED_SIGNAL_MS = 1_000;
+
 /** Ctrl-C, SIGTERM and crashes clean up before exiting; a last-chance SIGKILL covers the rest. */
 export function installExitHandlers(log: (line: string) => void): void {
   const stop = (code: number) => void cleanup(log).finally(() => process.exit(code));
-  process.once('SIGINT', () => (log('interrupted: stopping everything …'), stop(130)));
-  process.once('SIGTERM', () => (log('terminated: stopping everything …'), stop(143)));
+  let firstSignalAt: number | undefined;
+  // process.on, not once: a second signal with no handler would end the harness at once, before its
+  // 'exit' handler could kill the children (the API, the worker and Temporal were left running).
+  const onSignal = (what: string, code: number) => () => {
+    if (firstSignalAt === undefined) {
+      firstSignalAt = Date.now();
+      log(`${what}: stopping everything …`);
+      stop(code);
+    } else if (Date.now() - firstSignalAt > RELAYED_SIGNAL_MS) {
+      log(`${what} again: killing what is left without cleaning up`);
+      process.exit(code);
+    }
+  };
+  process.on('SIGINT', onSignal('interrupted', 130));
+  process.on('SIGTERM', onSignal('terminated', 143));
   const crash = (err: unknown) => {
     if (isStopping()) return;
     log(`crashed: ${(err as Error)?.stack ?? String(err)}`);
