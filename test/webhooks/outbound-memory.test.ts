@@ -1,4 +1,6 @@
-// A webhook body can be close to 1 MB; a finished POST must not stay reachable until its timeout fires.
+// A webhook body can be close to 1 MB; a finished POST must not stay reachable until its timeout fires,
+// nor leave its deadline's timer to fire later.
+import { createHook } from 'node:async_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,5 +37,27 @@ describe('a finished POST is released at once', () => {
       gc();
     }
     expect(sent.deref() === undefined, 'the finished request is still reachable').toBe(true);
+  });
+
+  it("drops its deadline's timer when it ends (AbortSignal.timeout's fired 8 s after every answer)", async () => {
+    // A timeout no other timer of the exchange has: its Timeout resources are the deadline's.
+    const timeoutMs = 61_234;
+    const live = new Set<number>();
+    const hook = createHook({
+      init(id, type, _trigger, resource) {
+        if (type === 'Timeout' && (resource as { _idleTimeout?: number })._idleTimeout === timeoutMs) live.add(id);
+      },
+      destroy(id) {
+        live.delete(id);
+      },
+    }).enable();
+    try {
+      const result = await postOnce({ url: receiver.url(), headers: {}, body: '{}', timeoutMs, policy: { allowLoopback: true } });
+      expect(result.ok).toBe(true);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(live.size, 'deadline timers still pending after the POST ended').toBe(0);
+    } finally {
+      hook.disable();
+    }
   });
 });
