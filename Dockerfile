@@ -35,4 +35,4 @@ COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
 USER node
 EXPOSE 3000
-CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=20", "dist/api/server.js"]
+CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "dist/api/server.js"]
