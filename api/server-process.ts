@@ -1,4 +1,6 @@
-// Process entry of the API alone (`npm run start:api`); several may run against one database and Temporal.
+// The API alone, as `npm run start:api` runs it (its entry, api/server.ts, loads this); several may run
+// against one database and Temporal.
+import { getCompileCacheDir } from 'node:module';
 import { loadConfig, requireResolved } from '../config/env.js';
 import { buildApp } from './app.js';
 import { createLogger } from '../observability/logger.js';
@@ -9,9 +11,12 @@ import { fillPool, migrate, openOrm } from '../db/orm.js';
 import { createTemporalClient } from '../temporal/client.js';
 import { CLOSE_TIMEOUT_MS, DRAIN_MS, drainAndClose } from './shutdown.js';
 
+// Every module is loaded once this line runs: most of a start (logged below with where compiled code is kept).
+const modulesLoadedMs = Math.round(process.uptime() * 1000);
 const tracing = await startTracing(process.env, 'api');
 const config = requireResolved(loadConfig());
 const log = createLogger(config.logLevel);
+log.info({ modulesLoadedMs, compileCache: getCompileCacheDir() ?? null }, 'api starting (ms since the process started)');
 const orm = await openOrm({ databaseUrl: config.databaseUrl, fixedPool: true, applicationName: 'store-commerce-api' });
 await migrate(config.databaseUrl);
 const temporal = createTemporalClient({

@@ -1,5 +1,5 @@
 // Process entry of the Temporal worker and outbox relay alone (`npm run start:worker`).
-import { enableCompileCacheForThreads } from './compile-cache.js';
+import { enableCompileCacheForThreads } from '../config/compile-cache.js';
 
 // Loading the worker's modules is most of its start (about 0.7 s of the time to its first delivery). With
 // Node's compile cache (in the system's temporary folder; a start that cannot write it just goes without),

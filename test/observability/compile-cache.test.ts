@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
-const modulePath = fileURLToPath(new URL('../../temporal/compile-cache.ts', import.meta.url));
+const modulePath = fileURLToPath(new URL('../../config/compile-cache.ts', import.meta.url));
 const folders: string[] = [];
 afterAll(() => Promise.all(folders.map((f) => rm(f, { recursive: true, force: true }))));
 
@@ -42,7 +42,7 @@ const withoutCacheVariables = () => {
   return env;
 };
 
-describe('the worker entry turns on the compile cache', () => {
+describe('enableCompileCacheForThreads (the worker and API entries)', () => {
   it('for its workflow thread as well as for itself, in the same folder', async () => {
     const chosen = await folder();
     const seen = await cacheFolders(chosen, withoutCacheVariables());
