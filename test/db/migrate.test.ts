@@ -35,7 +35,9 @@ async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Pro
 }
 
 const appliedNames = (url: string) =>
-  withClient(url, async (c) => (await c.query<{ name: string }>('select name from mikro_orm_migrations order by name')).rows.map((r) => r.name));
+  withClient(url, async (c) =>
+    (await c.query<{ name: string }>('select name from mikro_orm_migrations order by name')).rows.map((r) => r.name),
+  );
 
 afterAll(async () => {
   const admin = new URL(inject('databaseUrl'));
