@@ -20,6 +20,7 @@ import { Migration20261126006300 } from './Migration20261126006300.js';
 import { Migration20261126110100 } from './Migration20261126110100.js';
 import { Migration20261126120100 } from './Migration20261126120100.js';
 import { Migration20261126130100 } from './Migration20261126130100.js';
+import { Migration20261207140100 } from './Migration20261207140100.js';
 
 /** Every migration, oldest first; registered explicitly so a bundled build finds them. */
 export const migrationsList = [
@@ -45,4 +46,5 @@ export const migrationsList = [
   { name: 'Migration20261126110100', class: Migration20261126110100 },
   { name: 'Migration20261126120100', class: Migration20261126120100 },
   { name: 'Migration20261126130100', class: Migration20261126130100 },
+  { name: 'Migration20261207140100', class: Migration20261207140100 },
 ];
