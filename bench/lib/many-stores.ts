@@ -317,19 +317,34 @@ export function latencyText(values: number[]): string {
   return `p50 ${fmt(percentile(values, 50))}, p99 ${fmt(percentile(values, 99))}, p99.9 ${fmt(percentile(values, 99.9))}, max ${fmt(percentile(values, 100))} ms (${values.length} deliveries)`;
 }
 
+/** The fewest one-second windows an idle measurement takes: with fewer, the busiest fifth is none of them. */
+export const MIN_IDLE_WINDOWS = 5;
+
 /**
- * Each process group's idle CPU in ms per second, with nothing offered: `seconds` windows of one second,
- * the busiest fifth of them left out, the rest averaged. One garbage collection or a lane's end caught in
- * a single window of 5 s once read as a worker idling at 62 ms/s (12 in the next run), and subtracting
- * that over a 60 s phase took 1.4 ms off each delivery. Leaving the busiest windows out can only make
- * the idle smaller, so the CPU charged to the load larger: the error goes against us.
+ * Each process group's idle CPU in ms per second, with nothing offered: `seconds` windows of one second
+ * (at least MIN_IDLE_WINDOWS), the busiest fifth of them left out, the rest averaged (calmIdle). One garbage
+ * collection or a lane's end caught in a single window of 5 s once read as a worker idling at 62 ms/s (12 in
+ * the next run), and subtracting that over a 60 s phase took 1.4 ms off each delivery. Leaving the busiest
+ * windows out can only make the idle smaller, so the CPU charged to the load larger: the error goes against us.
  */
 export async function idleCpu(groups: CpuGroups, seconds: number): Promise<Record<string, number>> {
   const windows: Record<string, number>[] = [];
-  for (let i = 0; i < Math.max(1, Math.round(seconds)); i++) windows.push((await measureCpu(groups, () => sleep(1000))).cpuMs);
-  const kept = windows.length - Math.floor(windows.length / 5);
+  for (let i = 0; i < Math.max(MIN_IDLE_WINDOWS, Math.round(seconds)); i++)
+    windows.push((await measureCpu(groups, () => sleep(1000))).cpuMs);
+  return calmIdle(windows);
+}
+
+/**
+ * The idle rate of each group from its windows (ms of CPU in each second): the busiest fifth left out, at
+ * least one window once there are two, and the rest averaged. Quick runs measured 3 windows, of which a
+ * fifth is none: a worker's 10 / 60 / 10 read as 26.7 ms/s in one run and a single busy window as 130 ms/s
+ * in another, which took the worker's whole share off each delivery of the tail (worker 0 ms).
+ */
+export function calmIdle(windows: Record<string, number>[]): Record<string, number> {
+  const leftOut = windows.length > 1 ? Math.max(1, Math.floor(windows.length / 5)) : 0;
+  const kept = windows.length - leftOut;
   return Object.fromEntries(
-    Object.keys(windows[0]!).map((k) => {
+    Object.keys(windows[0] ?? {}).map((k) => {
       const calmest = windows
         .map((w) => w[k] ?? 0)
         .sort((a, b) => a - b)
