@@ -86,6 +86,12 @@ export function toNumericString(units: bigint): string {
 }
 
 /**
+ * A numeric text within MAX_MONEY_UNITS ('19.9900') as the JSON number fromUnits gives (19.99): at most 15
+ * significant digits, which a double and its shortest form carry exactly, so jsonb stores the same decimal.
+ */
+export const amountAsJson = (numericText: string): number => Number(numericText);
+
+/**
  * toNumericString(toUnits(value)) without the bigint for a plain amount (PLAIN: "19.99" → '19.9900'), the
  * same text: a 200-item order writes 400 amounts. Other amounts take toUnits' way and its errors.
  */

@@ -42,7 +42,7 @@ export function keyRotation(keys: string[]): () => string {
  */
 export async function seedOrders(pool: pg.Pool, storeId: string, count: number): Promise<void> {
   const item = (n: string) =>
-    `jsonb_build_object('name', 'Product ' || ${n}, 'variant', 'Size M', 'quantity', 1 + g % 3, 'unit_price', '19.9900',
+    `jsonb_build_object('name', 'Product ' || ${n}, 'variant', 'Size M', 'quantity', 1 + g % 3, 'unit_price', 19.99,
       'sku', 'SKU-' || ${n}, 'product_id', null, 'external_product_id', ${n}::text, 'image_url', 'https://cdn.example/p/' || ${n} || '.jpg')`;
   await pool.query(
     `insert into orders (id, store_id, origin, source, external_id, external_number, external_status, order_number, status,

@@ -3,12 +3,17 @@ import { PAYMENT_STATUSES } from '../../domain/payment.js';
 import type { RiskAssessment } from '../../domain/risk.js';
 import { boolean, integer, jsonb, numeric, oneOf, table, text, timestamptz, uuid, type RowOf } from './columns.js';
 
-/** A line item as orders.items stores it (unit_price exact, as numeric text). */
+/**
+ * A line item as orders.items stores it. unit_price is a JSON number, exact (domain/money.ts amountAsJson):
+ * the item as the API presents it, so an order's events take their items from the row written
+ * (services/orders/events.ts) instead of a second copy. Rows written before 2026-12-07 hold it as numeric
+ * text ('19.9900'): readers take either (presentItems).
+ */
 export interface StoredItem {
   name: string;
   variant: string | null;
   quantity: number;
-  unit_price: string;
+  unit_price: number | string;
   sku: string | null;
   product_id: string | null;
   external_product_id: string | null;

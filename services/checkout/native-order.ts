@@ -77,7 +77,7 @@ export async function createNativeOrder(
     name: l.product.name,
     variant: l.variantLabel,
     quantity: l.quantity,
-    unit_price: toNumericString(l.unitPrice),
+    unit_price: fromUnits(l.unitPrice),
     sku: l.sku,
     product_id: l.product.id,
     external_product_id: null,

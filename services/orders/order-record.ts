@@ -3,7 +3,7 @@ import { ApiError } from '../../contract/errors.js';
 import type { OrderInput } from '../../contract/schemas/orders.js';
 import { columnsExcept } from '../../db/tables/columns.js';
 import { ORDERS, type OrderRow, type StoredItem } from '../../db/tables/orders.js';
-import { toNumericText } from '../../domain/money.js';
+import { amountAsJson, toNumericText } from '../../domain/money.js';
 import { applyDeliveryFacts, interpretStatus, type OrderStatus, type StatusKind } from '../../domain/order-status.js';
 import { inferPaymentStatus, paymentMethodOf, paymentStatusFromInput, type PaymentStatus } from '../../domain/payment.js';
 import { phoneKey } from '../../domain/risk.js';
@@ -140,6 +140,9 @@ export function orderFacts(input: OrderInput, defaultKind: StatusKind): FactsRes
   // updated_at is left out of the fingerprint: a re-send that only moves the clock changes nothing.
   const { source_updated_at: _ignored, status_warning: _warning, ...fingerprinted } = facts;
   const content_hash = hash('sha256', JSON.stringify(fingerprinted), 'base64url');
+  // Fingerprinted with the prices as numeric text, as every stored content_hash was (a re-send stays
+  // "unchanged"); stored as JSON numbers (StoredItem).
+  for (const item of items) item.unit_price = amountAsJson(item.unit_price as string);
   return { facts: { ...facts, content_hash } };
 }
 

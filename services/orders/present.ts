@@ -1,6 +1,6 @@
 import type { Order } from '../../contract/schemas/orders.js';
 import { orderTrackingPageUrl } from '../../contract/urls.js';
-import type { OrderRow } from '../../db/tables/orders.js';
+import type { OrderRow, StoredItem } from '../../db/tables/orders.js';
 import { iso } from '../../domain/dates.js';
 import { shippingStatusText } from '../../domain/tracking-progress.js';
 
@@ -34,7 +34,7 @@ export function presentOrder(row: OrderRow, publicUrl: string): Order {
       postcode: row.customer_postcode,
       country: row.customer_country,
     },
-    items: row.items.map((item) => ({ ...item, unit_price: Number(item.unit_price) })),
+    items: presentItems(row.items),
     tracking: {
       number: row.tracking_number,
       courier: row.tracking_courier,
@@ -49,3 +49,9 @@ export function presentOrder(row: OrderRow, publicUrl: string): Order {
     updated_at: iso(row.updated_at),
   };
 }
+
+/** The items as the API shows them: a stored item is one (StoredItem), but those of rows kept with text prices. */
+export const presentItems = (items: StoredItem[]): Order['items'] =>
+  items.every((item) => typeof item.unit_price === 'number')
+    ? (items as Order['items'])
+    : items.map((item) => ({ ...item, unit_price: Number(item.unit_price) }));

@@ -142,7 +142,7 @@ const writtenCtes = (onConflict: string, quiet: boolean) => `${STORE_SENDS}, wri
      select ?::uuid, ?, ?, ?::uuid, ${SELECTED.join(', ')}, x.version from jsonb_to_recordset(?::jsonb) as x(${COLUMNS}, version integer)
      ${quiet ? 'where not (select sends from store_sends)' : ''}
      on conflict (store_id, origin, external_id) where external_id is not null ${onConflict}
-     returning o.id, o.created_at, o.updated_at, (o.xmax = 0) as inserted
+     returning o.id, o.created_at, o.updated_at, o.items, (o.xmax = 0) as inserted
    ), ${eventWritesCtes('written', quiet)}`;
 
 /** The values of writtenCtes' `?`, in order: the store (STORE_SENDS), the sender's columns, the rows (JSON), then their events'. */
@@ -155,7 +155,7 @@ const writtenValues = (sender: OrderSender, rows: VersionedRow[], events: NewOrd
   sender.source,
   sender.connectionId,
   JSON.stringify(rows),
-  ...(quiet ? quietEventWritesValues(events, lines) : eventWritesValues(events, lines)),
+  ...(quiet ? quietEventWritesValues(events, lines) : eventWritesValues(events, lines, true)),
 ];
 
 /**
