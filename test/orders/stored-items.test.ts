@@ -3,9 +3,8 @@
 // before that change hold prices as numeric text and must read, and fingerprint, as before.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { createTestStore, type TestStore } from '../helpers/store.js';
+import { createHookedStore, createTestStore, type TestStore } from '../helpers/store.js';
 import { startReceiver } from '../helpers/receiver.js';
-import { createEndpoint } from '../../services/webhooks/endpoints.js';
 import { orderBody, ordersApi, sql } from './fixtures.js';
 
 let t: TestApp;
@@ -17,14 +16,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   // A store with nothing to send takes the write's quiet variant, one with an endpoint the full one.
   quiet = await createTestStore(t.orm, { plan: 'paid' });
-  hooked = await createTestStore(t.orm, { plan: 'paid' });
-  await createEndpoint(t.orm.em.fork(), {
-    storeId: hooked.store.id,
-    url: receiver.url(),
-    events: ['*'],
-    secretsKey: t.config.secretsKey,
-    policy: { allowLoopback: true },
-  });
+  hooked = await createHookedStore(t.orm, receiver.url());
 });
 afterAll(async () => {
   await receiver.close();
