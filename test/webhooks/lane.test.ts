@@ -4,7 +4,6 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
 import { DISPATCH } from '../../activities/webhooks/lane.js';
 import type { LaneOutcome } from '../../workflows/webhooks/definitions.js';
 import { releaseLane } from '../../db/lanes.js';
@@ -12,6 +11,7 @@ import { storeEventsWaiting } from '../../services/webhooks/lane.js';
 import { webhookShard, webhookShards } from '../../workflows/webhooks/definitions.js';
 import { workflowIds } from '../../workflows/catalog.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/app.js';
+import { createIsolatedDatabase } from '../helpers/isolated.js';
 import { eventually, startReceiver } from '../helpers/receiver.js';
 import { addKey, createTestStore } from '../helpers/store.js';
 
@@ -26,11 +26,11 @@ const laneWakeUps = async (storeId: string) =>
   (await sql<{ n: number }>(`select count(*)::int as n from outbox where workflow_id = ?`, [workflowIds.storeWebhookDispatch(storeId)]))[0]!
     .n;
 
-async function storeWithEndpoints(urls: string[], plan: 'free' | 'paid' = 'paid') {
-  const s = await createTestStore(t.orm, { plan });
-  const admin = (await addKey(t.orm, s.store.id, { kind: 'secret', scopes: ['orders:read', 'orders:write', 'webhooks:write'] })).key;
+async function storeWithEndpoints(urls: string[], plan: 'free' | 'paid' = 'paid', on: TestApp = t) {
+  const s = await createTestStore(on.orm, { plan });
+  const admin = (await addKey(on.orm, s.store.id, { kind: 'secret', scopes: ['orders:read', 'orders:write', 'webhooks:write'] })).key;
   for (const url of urls) {
-    const r = await t.request({
+    const r = await on.request({
       method: 'POST',
       url: '/api/v1/webhooks',
       headers: bearer(admin),
@@ -39,7 +39,7 @@ async function storeWithEndpoints(urls: string[], plan: 'free' | 'paid' = 'paid'
     expect(r.statusCode, r.body).toBe(201);
   }
   const post = async (externalId: string) => {
-    const r = await t.request({
+    const r = await on.request({
       method: 'POST',
       url: '/api/v1/orders',
       headers: bearer(admin),
@@ -78,13 +78,20 @@ describe('order writes wake the lane: a Temporal signal only when it is idle', (
   });
 
   it('a lane going idle waits for a write that saw it running, then sees that write’s events', async () => {
-    const s = await storeWithEndpoints([]);
+    // In a database of its own: in the shared one, a running dispatcher of the shared worker (which counts the
+    // stores in WEBHOOK_SHARDS shards, not in this file's 1000) took the event as soon as it committed, now and
+    // then before the check at the end read it, when other files' orders woke that dispatcher meanwhile.
+    const database = await createIsolatedDatabase();
+    const own = await createTestApp({ DATABASE_URL: database.url });
+    const s = await storeWithEndpoints([], 'paid', own);
     const orderId = await s.post('idle-race');
-    await sql(
-      `insert into lanes (workflow_id, active_until) values (?, 'infinity') on conflict (workflow_id) do update set active_until = 'infinity'`,
-      [workflowIds.storeWebhookDispatch(s.store.id)],
-    );
-    const writer = new pg.Client({ connectionString: inject('databaseUrl') });
+    await own.orm.em
+      .fork()
+      .execute(
+        `insert into lanes (workflow_id, active_until) values (?, 'infinity') on conflict (workflow_id) do update set active_until = 'infinity'`,
+        [workflowIds.storeWebhookDispatch(s.store.id)],
+      );
+    const writer = new pg.Client({ connectionString: database.url });
     await writer.connect();
     try {
       await writer.query('begin');
@@ -99,14 +106,16 @@ describe('order writes wake the lane: a Temporal signal only when it is idle', (
         [s.store.id, orderId],
       );
       let released = false;
-      const releasing = releaseLane(t.orm.em.fork(), workflowIds.storeWebhookDispatch(s.store.id)).then(() => (released = true));
+      const releasing = releaseLane(own.orm.em.fork(), workflowIds.storeWebhookDispatch(s.store.id)).then(() => (released = true));
       await new Promise((r) => setTimeout(r, 500));
       expect(released).toBe(false);
       await writer.query('commit');
       await releasing;
-      expect(await storeEventsWaiting(t.orm.em.fork(), s.store.id)).toBe(true);
+      expect(await storeEventsWaiting(own.orm.em.fork(), s.store.id)).toBe(true);
     } finally {
       await writer.end();
+      await own.close();
+      await database.drop();
     }
   });
 });
