@@ -13,6 +13,7 @@ import {
   OrderPatch,
   UpsertResult,
 } from '../../contract/schemas/orders.js';
+import { quickOrderInput } from '../../contract/schemas/order-input-quick.js';
 import { archiveOrder, patchOrder } from '../../services/orders/change.js';
 import { findOrderRow, listOrders } from '../../services/orders/read.js';
 import { presentOrder } from '../../services/orders/present.js';
@@ -46,6 +47,7 @@ export async function orderRoutes(app: FastifyInstance) {
         'Safe to retry. 201 when created; 200 when updated, unchanged or skipped. The source comes from the key, never the body.',
       tag: 'Orders',
       body: OrderInput,
+      quickBody: quickOrderInput,
       responses: {
         201: { description: 'Created', schema: UpsertResult },
         200: { description: 'Updated, unchanged or skipped', schema: UpsertResult },

@@ -103,7 +103,7 @@ export function upsertScenario(id: string, items: number, aim: number): Scenario
           `statements per order write: ours ${STATEMENTS_PER_ORDER_WRITE.ours}, baseline ${STATEMENTS_PER_ORDER_WRITE.baseline}; ` +
           `baseline: Fastify + pg, no ORM/schema, every statement prepared, the same key check and rate-limit count as ours (keys of a twin store), ` +
           `then upsert + status history line (new order) + the events ours records in one transaction (order.created and order.paid for a new paid order, order.updated for a repeat), no outbox row and no NOTIFY (ours writes neither here: no endpoint subscribes); ` +
-          `ours does more: validation (zod), cleaning and the content fingerprint of every field, the status mapping, the payment status, ` +
+          `ours does more: validation (a quick reader of the plain shape, else zod: contract/schemas/order-input-quick.ts), cleaning and the content fingerprint of every field, the status mapping, the payment status, ` +
           `cash-on-delivery risk flags from the phone's history, deciding the events a change implies from the held copy (this bench's orders imply only created, paid and updated, which the baseline writes too), ` +
           `the look-up of subscribed webhook endpoints, push devices and chat settings, and its events through the worker and Temporal when any; aim ≥ ${aim}`;
         return summarize(

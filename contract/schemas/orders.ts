@@ -15,12 +15,17 @@ import { decodeCursor } from '../../domain/cursor.js';
 import { z } from '../zod.js';
 import { DateTime } from './common.js';
 
+/** The limits of a line item's fields (lengths of text, the largest quantity), shared with its quick reader (order-input-quick.ts). */
+export const ITEM_LIMITS = { external_product_id: 255, name: 500, sku: 255, variant: 500, image_url: 2000, quantity: 1_000_000 } as const;
+/** Line items accepted in one input (at most MAX_ITEMS of them are kept). */
+export const MAX_INPUT_ITEMS = 10_000;
+
 /** A money amount: a JSON number with at most 4 decimals, below 10^11. */
 const Money = z.number().nonnegative().refine(isMoneyAmount, 'must have at most 4 decimals and be below 100000000000');
 /** Optional text: outside platforms often send null for a missing value, so null is accepted as absent. */
 const Text = (max: number) => z.string().max(max).nullish();
 /** True for an absolute http(s) URL, as a browser would read it (leading spaces, tabs and newlines ignored). */
-const isWebUrl = (text: string) => {
+export const isWebUrl = (text: string) => {
   try {
     return ['http:', 'https:'].includes(new URL(text).protocol);
   } catch {
@@ -32,7 +37,7 @@ const isWebUrl = (text: string) => {
  * otherwise dropped (null), never refused: a plugin mirroring an outside shop must not lose an order
  * over a bad image URL, and a javascript: link must never reach a page.
  */
-const WebUrl = Text(2000)
+const WebUrl = Text(ITEM_LIMITS.image_url)
   .transform((v) => (v == null || isWebUrl(v) ? v : null))
   .openapi({ description: 'An absolute http or https URL; any other value is dropped (stored as null).' });
 /** Ids and numbers from other systems arrive as strings or integers; kept as strings. */
@@ -67,12 +72,12 @@ const INPUT_STATUS_DOC = {
 };
 
 export const OrderItemInput = z.object({
-  external_product_id: z.union([Text(255), z.int().nonnegative().transform(String)]),
-  name: Text(500),
-  sku: Text(255),
-  variant: Text(500),
+  external_product_id: z.union([Text(ITEM_LIMITS.external_product_id), z.int().nonnegative().transform(String)]),
+  name: Text(ITEM_LIMITS.name),
+  sku: Text(ITEM_LIMITS.sku),
+  variant: Text(ITEM_LIMITS.variant),
   image_url: WebUrl,
-  quantity: z.number().nonnegative().max(1_000_000).default(1),
+  quantity: z.number().nonnegative().max(ITEM_LIMITS.quantity).default(1),
   unit_price: Money.default(0),
 });
 
@@ -123,7 +128,11 @@ export const OrderInput = z
         country: Text(255),
       })
       .optional(),
-    items: z.array(OrderItemInput).max(10_000).optional().openapi({ description: 'At most 200 items are kept; the rest are dropped.' }),
+    items: z
+      .array(OrderItemInput)
+      .max(MAX_INPUT_ITEMS)
+      .optional()
+      .openapi({ description: 'At most 200 items are kept; the rest are dropped.' }),
     note: Text(10_000),
     tracking: z.object({ number: Text(255), courier: Text(255), url: WebUrl }).optional(),
     created_at: DateTime.optional(),

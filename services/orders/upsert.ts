@@ -1,7 +1,8 @@
 import { isConcurrencyFailure, writeTransaction } from '../../db/transaction.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError } from '../../contract/errors.js';
-import { OrderInput, type Order, type UpsertResult } from '../../contract/schemas/orders.js';
+import type { OrderInput, Order, UpsertResult } from '../../contract/schemas/orders.js';
+import { parseOrderInput } from '../../contract/schemas/order-input-quick.js';
 import { iso } from '../../domain/dates.js';
 import { eventsForChange } from '../../domain/order-events.js';
 import { orderFacts, unchangedReason, type OrderFacts } from './order-record.js';
@@ -73,7 +74,7 @@ async function applyPrepared(em: EntityManager, sender: OrderSender, prepared: P
 
 function prepare(raw: unknown, index: number, defaultKind: StatusKind): Prepared {
   const externalId = externalIdOf(raw);
-  const parsed = OrderInput.safeParse(raw);
+  const parsed = parseOrderInput(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const param = issue.path.join('.');
